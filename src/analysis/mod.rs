@@ -1,0 +1,5 @@
+//! Differential template analysis.
+
+pub mod types;
+
+pub use types::*;

@@ -1,0 +1,233 @@
+//! The analysis result: how a template's model writes reasoning, content and tool calls.
+//!
+//! Field-for-field the structure of llama.cpp's `autoparser` analysis (see
+//! `shared/conformance/README.md`), serialized camelCase, plus `handler`, `caps`, `diffs` and
+//! `diagnostics`.
+
+use serde::{Deserialize, Serialize};
+
+/// How reasoning is delimited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ReasoningMode {
+    /// No reasoning markers.
+    #[default]
+    None,
+    /// `<think>…</think>`.
+    TagBased,
+    /// Reasoning ends at a delimiter; no start marker.
+    Delimiter,
+    /// The generation prompt already opened the reasoning block.
+    ForcedOpen,
+    /// `enable_thinking=false` emits both tags; true emits only the start.
+    ForcedClosed,
+    /// Reasoning appears only with tool calls.
+    ToolsOnly,
+}
+
+/// How content is wrapped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ContentMode {
+    /// No markers.
+    #[default]
+    Plain,
+    /// Always `<response>…</response>`.
+    AlwaysWrapped,
+    /// Wrapped only when reasoning is present.
+    WrappedWithReasoning,
+}
+
+/// Tool-call format family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ToolFormat {
+    /// No tool calls.
+    #[default]
+    None,
+    /// `{"name": …, "arguments": {…}}`.
+    JsonNative,
+    /// `<function=X>{…}</function>`.
+    TagWithJson,
+    /// `<function=X><param=k>v</param></function>`.
+    TagWithTagged,
+}
+
+/// Where a call id sits in a tag-based call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum CallIdPosition {
+    /// No call id.
+    #[default]
+    None,
+    /// Before the function name.
+    PreFuncName,
+    /// Between name and arguments.
+    BetweenFuncAndArgs,
+    /// After the arguments.
+    PostArgs,
+}
+
+/// Reasoning markers.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReasoningAnalysis {
+    pub mode: ReasoningMode,
+    pub start: String,
+    pub end: String,
+}
+
+/// Content markers.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContentAnalysis {
+    pub mode: ContentMode,
+    pub start: String,
+    pub end: String,
+    pub requires_nonnull_content: bool,
+}
+
+/// Tool-call container and JSON field layout.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolFormatAnalysis {
+    pub mode: ToolFormat,
+    pub section_start: String,
+    pub section_end: String,
+    pub per_call_start: String,
+    pub per_call_end: String,
+    pub fun_name_is_key: bool,
+    pub tools_array_wrapped: bool,
+    pub openai_wrapper_trigger: bool,
+    pub uses_python_dicts: bool,
+    pub function_field: String,
+    pub name_field: String,
+    pub args_field: String,
+    pub id_field: String,
+    pub gen_id_field: String,
+    pub parameter_order: Vec<String>,
+}
+
+impl Default for ToolFormatAnalysis {
+    fn default() -> Self {
+        ToolFormatAnalysis {
+            mode: ToolFormat::None,
+            section_start: String::new(),
+            section_end: String::new(),
+            per_call_start: String::new(),
+            per_call_end: String::new(),
+            fun_name_is_key: false,
+            tools_array_wrapped: false,
+            openai_wrapper_trigger: false,
+            uses_python_dicts: false,
+            function_field: "function".into(),
+            name_field: "name".into(),
+            args_field: "arguments".into(),
+            id_field: String::new(),
+            gen_id_field: String::new(),
+            parameter_order: Vec::new(),
+        }
+    }
+}
+
+/// Function name markers.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FunctionAnalysis {
+    pub name_prefix: String,
+    pub name_suffix: String,
+    pub close: String,
+}
+
+/// Argument markers (tagged arguments and argument containers).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ArgumentsAnalysis {
+    pub start: String,
+    pub end: String,
+    pub name_prefix: String,
+    pub name_suffix: String,
+    pub value_prefix: String,
+    pub value_suffix: String,
+    pub separator: String,
+}
+
+/// Call-id markers.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallIdAnalysis {
+    pub pos: CallIdPosition,
+    pub prefix: String,
+    pub suffix: String,
+}
+
+/// Everything about tool calls.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolsAnalysis {
+    pub format: ToolFormatAnalysis,
+    pub function: FunctionAnalysis,
+    pub arguments: ArgumentsAnalysis,
+    pub call_id: CallIdAnalysis,
+}
+
+/// One comparison the analyzer made: what variant B changed and the split of the two renders.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiffRecord {
+    /// Analysis step, e.g. `compare_reasoning_presence`.
+    pub step: String,
+    /// What variant B changed relative to A, in words.
+    pub changed: String,
+    /// Whether both variants rendered.
+    pub ok: bool,
+    pub prefix: String,
+    pub left: String,
+    pub right: String,
+    pub suffix: String,
+}
+
+/// Which code path handles the template.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Handler {
+    /// The general differential analysis.
+    #[default]
+    #[serde(rename = "autoparser")]
+    Autoparser,
+    /// GPT-OSS harmony channels.
+    #[serde(rename = "GPT-OSS")]
+    GptOss,
+    /// Functionary v3.2 `>>>recipient` format.
+    #[serde(rename = "Functionary v3.2")]
+    FunctionaryV32,
+    /// Ministral / Magistral 3 `[THINK]` / `[TOOL_CALLS]name[ARGS]` format.
+    #[serde(rename = "Ministral/Magistral Large 3")]
+    Ministral3,
+}
+
+/// The complete analysis of a template.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Analysis {
+    /// Which code path parses this template's output.
+    pub handler: Handler,
+    /// Capabilities found by probing the template.
+    pub caps: crate::template::Caps,
+    /// Text that starts a user turn.
+    pub user_start: String,
+    /// Text that starts an assistant turn.
+    pub assistant_start: String,
+    pub reasoning: ReasoningAnalysis,
+    pub content: ContentAnalysis,
+    pub tools: ToolsAnalysis,
+    /// Union of all non-empty markers (tokens a runtime must not split).
+    pub preserved_tokens: Vec<String>,
+    /// False when some step could not complete (see `diagnostics`).
+    pub analysis_complete: bool,
+    /// Every comparison made, in order.
+    pub diffs: Vec<DiffRecord>,
+    /// Workarounds applied, by name.
+    pub workarounds: Vec<String>,
+    /// Problems met during analysis.
+    pub diagnostics: Vec<String>,
+}

@@ -1,0 +1,250 @@
+//! Wire types shared by Rust and JS: the parsed assistant message, streaming deltas and request options.
+//!
+//! Field names follow the OpenAI chat-completions wire format (`reasoning_content`, `tool_calls`), so
+//! they serialize as-is; request options are camelCase as the JS API promises.
+
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::Value;
+
+/// The function part of a tool call: its name and its arguments as a JSON text.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FunctionCall {
+    /// Function name.
+    pub name: String,
+    /// Arguments, a JSON object text (may be incomplete while streaming).
+    pub arguments: String,
+}
+
+/// One tool call of an assistant message.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// Call id as the model wrote it, or empty.
+    pub id: String,
+    /// Always `"function"`.
+    #[serde(rename = "type", default = "function_type")]
+    pub kind: String,
+    /// Name and arguments.
+    pub function: FunctionCall,
+}
+
+fn function_type() -> String {
+    "function".into()
+}
+
+impl ToolCall {
+    /// A function tool call.
+    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: impl Into<String>) -> Self {
+        ToolCall {
+            id: id.into(),
+            kind: function_type(),
+            function: FunctionCall { name: name.into(), arguments: arguments.into() },
+        }
+    }
+}
+
+/// An OpenAI-style assistant message. Empty `content` / `reasoning_content` serialize as `null`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    /// Always `"assistant"`.
+    pub role: String,
+    /// Visible content.
+    #[serde(serialize_with = "empty_as_null", default, deserialize_with = "null_as_empty")]
+    pub content: String,
+    /// Reasoning ("thinking") text.
+    #[serde(serialize_with = "empty_as_null", default, deserialize_with = "null_as_empty")]
+    pub reasoning_content: String,
+    /// Tool calls, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+}
+
+impl Default for Message {
+    fn default() -> Self {
+        Message { role: "assistant".into(), content: String::new(), reasoning_content: String::new(), tool_calls: Vec::new() }
+    }
+}
+
+fn empty_as_null<S: Serializer>(s: &String, ser: S) -> Result<S::Ok, S::Error> {
+    if s.is_empty() {
+        ser.serialize_none()
+    } else {
+        ser.serialize_str(s)
+    }
+}
+
+fn null_as_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    Ok(Option::<String>::deserialize(d)?.unwrap_or_default())
+}
+
+/// One streaming delta, shaped like an OpenAI `chat.completion.chunk` `choices[0].delta`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Delta {
+    /// `{content}`
+    Content(String),
+    /// `{reasoning_content}`
+    Reasoning(String),
+    /// `{tool_calls: [{index, id?, type?, function: {name?, arguments?}}]}`. The first delta of a call
+    /// carries `id` and `name` (sent once the name is complete); later ones carry argument text.
+    ToolCall {
+        /// Index of the call in the message.
+        index: usize,
+        /// Call id, on the first delta of the call only.
+        id: Option<String>,
+        /// Function name, on the first delta of the call only.
+        name: Option<String>,
+        /// Argument text to append.
+        arguments: Option<String>,
+    },
+}
+
+impl Serialize for Delta {
+    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        serde_json::Value::from(self).serialize(ser)
+    }
+}
+
+impl From<&Delta> for Value {
+    fn from(d: &Delta) -> Value {
+        match d {
+            Delta::Content(s) => serde_json::json!({ "content": s }),
+            Delta::Reasoning(s) => serde_json::json!({ "reasoning_content": s }),
+            Delta::ToolCall { index, id, name, arguments } => {
+                let mut call = serde_json::Map::new();
+                call.insert("index".into(), (*index).into());
+                let mut function = serde_json::Map::new();
+                if let Some(id) = id {
+                    call.insert("id".into(), id.clone().into());
+                }
+                if let Some(name) = name {
+                    call.insert("type".into(), "function".into());
+                    function.insert("name".into(), name.clone().into());
+                }
+                if let Some(a) = arguments {
+                    function.insert("arguments".into(), a.clone().into());
+                }
+                call.insert("function".into(), Value::Object(function));
+                serde_json::json!({ "tool_calls": [Value::Object(call)] })
+            }
+        }
+    }
+}
+
+impl Message {
+    /// Apply one delta to this message (what a client does with a stream).
+    pub fn apply(&mut self, delta: &Delta) {
+        match delta {
+            Delta::Content(s) => self.content.push_str(s),
+            Delta::Reasoning(s) => self.reasoning_content.push_str(s),
+            Delta::ToolCall { index, id, name, arguments } => {
+                while self.tool_calls.len() <= *index {
+                    self.tool_calls.push(ToolCall::new("", "", ""));
+                }
+                let call = &mut self.tool_calls[*index];
+                if let Some(id) = id {
+                    call.id.push_str(id);
+                }
+                if let Some(name) = name {
+                    call.function.name.push_str(name);
+                }
+                if let Some(a) = arguments {
+                    call.function.arguments.push_str(a);
+                }
+            }
+        }
+    }
+
+    /// Rebuild a message from a sequence of deltas.
+    pub fn from_deltas<'a>(deltas: impl IntoIterator<Item = &'a Delta>) -> Message {
+        let mut m = Message::default();
+        for d in deltas {
+            m.apply(d);
+        }
+        m
+    }
+}
+
+/// How reasoning is reported (llama.cpp's `reasoning_format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum ReasoningFormat {
+    /// Leave reasoning in content, markers included.
+    #[serde(rename = "none")]
+    None,
+    /// Extract reasoning into `reasoning_content` (default).
+    #[default]
+    #[serde(rename = "auto")]
+    Auto,
+    /// Same as auto.
+    #[serde(rename = "deepseek")]
+    Deepseek,
+    /// Extract reasoning but also keep it in content (streaming legacy mode).
+    #[serde(rename = "deepseek-legacy")]
+    DeepseekLegacy,
+}
+
+/// `tool_choice`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolChoice {
+    /// The model may call tools.
+    #[default]
+    Auto,
+    /// The model must call a tool.
+    Required,
+    /// No tools.
+    None,
+}
+
+/// Request options: one field per request field llama.cpp's parser takes. camelCase in JS.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct RequestOptions {
+    /// OpenAI-style tool list: `[{type: "function", function: {name, description, parameters}}]`.
+    pub tools: Vec<Value>,
+    /// The conversation (default: one user message).
+    pub messages: Vec<Value>,
+    /// Render the generation prompt (default true).
+    pub add_generation_prompt: bool,
+    /// `none` | `content` | `reasoning` | `auto`: the last message is an assistant prefill being continued.
+    pub continue_final_message: String,
+    /// Thinking on/off (default true).
+    pub enable_thinking: bool,
+    /// How reasoning is reported.
+    pub reasoning_format: ReasoningFormat,
+    /// Allow several tool calls.
+    pub parallel_tool_calls: bool,
+    /// auto | required | none.
+    pub tool_choice: ToolChoice,
+    /// Response-format JSON schema.
+    pub json_schema: Option<Value>,
+    /// Whether the text may be truncated (a partial tool call is kept, not an error).
+    pub is_partial: bool,
+    /// Extra template context keys.
+    pub extra_context: serde_json::Map<String, Value>,
+}
+
+impl Default for RequestOptions {
+    fn default() -> Self {
+        RequestOptions {
+            tools: Vec::new(),
+            messages: Vec::new(),
+            add_generation_prompt: true,
+            continue_final_message: "none".into(),
+            enable_thinking: true,
+            reasoning_format: ReasoningFormat::Auto,
+            parallel_tool_calls: false,
+            tool_choice: ToolChoice::Auto,
+            json_schema: None,
+            is_partial: false,
+            extra_context: serde_json::Map::new(),
+        }
+    }
+}
+
+/// A diagnostic about malformed model output (streaming never throws; it reports these instead).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    /// Byte offset in the model output where the problem was seen.
+    pub offset: usize,
+    /// What was wrong.
+    pub message: String,
+}

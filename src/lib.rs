@@ -1,0 +1,27 @@
+//! # chat-autoparser
+//!
+//! Give it any LLM chat template (Jinja) and it works out — by rendering the template with controlled
+//! variations and diffing the outputs, never by matching model names — how that model writes reasoning,
+//! content and tool calls. From that analysis it parses model output (whole or streamed, in O(n)) into
+//! OpenAI-style messages and deltas, and emits GBNF grammars for constrained tool calling.
+//!
+//! # Key types
+//! - [`ChatTemplate`]: a compiled template; `render`, `caps`.
+//! - [`Error`] / [`ErrorKind`]: the one error type.
+//! - [`api`]: wire types (`Message`, `Delta`, `RequestOptions`).
+
+pub mod analysis;
+pub mod api;
+mod error;
+pub mod template;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;
+
+pub use error::{Error, ErrorKind, Result};
+pub use template::{render_template, ChatTemplate, RenderOptions};
+
+/// Crate version.
+pub fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}

@@ -1,0 +1,251 @@
+//! The one minijinja environment, set up as Hugging Face transformers sets up Jinja2:
+//! `trim_blocks`, `lstrip_blocks`, loop controls, Python string/dict/list methods (pycompat),
+//! a Python-faithful `tojson`, `raise_exception`, `strftime_now` and Python-style printing of
+//! `None`/`True`/`False`, plus limits for untrusted templates.
+
+use super::tojson::{python_float_repr, tojson};
+use minijinja::syntax::SyntaxConfig;
+use minijinja::value::{Value, ValueKind};
+use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior};
+use std::fmt::Write;
+
+/// Limits applied to every render.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// minijinja fuel (≈ instructions) per render.
+    pub fuel: u64,
+    /// Maximum nesting of calls / loops / macros.
+    pub recursion: usize,
+}
+
+/// Build the environment. `now` is the Unix time (seconds) `strftime_now` formats.
+pub fn build_environment(limits: Limits, now: i64) -> Environment<'static> {
+    let mut env = Environment::new();
+    let syntax = SyntaxConfig::builder().trim_blocks(true).lstrip_blocks(true).build();
+    if let Ok(syntax) = syntax {
+        env.set_syntax(syntax);
+    }
+    env.set_undefined_behavior(UndefinedBehavior::Lenient);
+    env.set_fuel(Some(limits.fuel));
+    env.set_recursion_limit(limits.recursion);
+    env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
+    env.add_filter("tojson", tojson);
+    env.add_function("raise_exception", |msg: String| -> Result<Value, Error> {
+        Err(Error::new(ErrorKind::InvalidOperation, msg))
+    });
+    env.add_function("strftime_now", move |fmt: String| -> Result<Value, Error> {
+        Ok(Value::from(strftime(&fmt, now)))
+    });
+    env.set_formatter(python_formatter);
+    env
+}
+
+/// Print values as Python's `str()` would: `None`, `True`, `1.0`, `['a', 1]`, `{'k': 'v'}`.
+fn python_formatter(out: &mut minijinja::Output, _state: &mut minijinja::State, value: &Value) -> Result<(), Error> {
+    match value.kind() {
+        ValueKind::String | ValueKind::Undefined => write!(out, "{value}").map_err(write_err),
+        _ => {
+            let mut s = String::new();
+            python_repr(&mut s, value, true, 0);
+            out.write_str(&s).map_err(write_err)
+        }
+    }
+}
+
+fn write_err(_: std::fmt::Error) -> Error {
+    Error::new(ErrorKind::WriteFailure, "output limit reached")
+}
+
+fn python_repr(out: &mut String, value: &Value, top: bool, depth: usize) {
+    if depth > 64 {
+        out.push_str("...");
+        return;
+    }
+    match value.kind() {
+        ValueKind::None => out.push_str("None"),
+        ValueKind::Undefined => {}
+        ValueKind::Bool => out.push_str(if value.is_true() { "True" } else { "False" }),
+        ValueKind::Number if !value.is_integer() => {
+            let f = f64::try_from(value.clone()).unwrap_or(f64::NAN);
+            let r = python_float_repr(f);
+            out.push_str(match r.as_str() {
+                "NaN" => "nan",
+                "Infinity" => "inf",
+                "-Infinity" => "-inf",
+                _ => &r,
+            });
+        }
+        ValueKind::String if !top => {
+            let s = value.as_str().unwrap_or_default();
+            let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+            out.push(quote);
+            for c in s.chars() {
+                match c {
+                    '\\' => out.push_str("\\\\"),
+                    '\n' => out.push_str("\\n"),
+                    '\r' => out.push_str("\\r"),
+                    '\t' => out.push_str("\\t"),
+                    c if c == quote => {
+                        out.push('\\');
+                        out.push(c);
+                    }
+                    c => out.push(c),
+                }
+            }
+            out.push(quote);
+        }
+        ValueKind::Seq => {
+            out.push('[');
+            if let Ok(iter) = value.try_iter() {
+                for (i, item) in iter.enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    python_repr(out, &item, false, depth + 1);
+                }
+            }
+            out.push(']');
+        }
+        ValueKind::Map => {
+            out.push('{');
+            if let Ok(iter) = value.try_iter() {
+                for (i, key) in iter.enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    python_repr(out, &key, false, depth + 1);
+                    out.push_str(": ");
+                    python_repr(out, &value.get_item(&key).unwrap_or_default(), false, depth + 1);
+                }
+            }
+            out.push('}');
+        }
+        _ => {
+            let _ = write!(out, "{value}");
+        }
+    }
+}
+
+/// Days since 1970-01-01 → (year, month, day), proleptic Gregorian.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+const MONTHS: [&str; 12] = [
+    "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
+    "December",
+];
+const WEEKDAYS: [&str; 7] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
+
+/// Python `datetime.strftime` for the directives chat templates use (UTC, C locale).
+pub fn strftime(fmt: &str, unix_seconds: i64) -> String {
+    let days = unix_seconds.div_euclid(86_400);
+    let secs = unix_seconds.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    let (hh, mm, ss) = (secs / 3600, (secs / 60) % 60, secs % 60);
+    let wd = (days + 3).rem_euclid(7) as usize; // 1970-01-01 was a Thursday (index 3 from Monday)
+    let doy = days - {
+        // days of Jan 1 of year y
+        let (mut yy, mut dd) = (1970i64, 0i64);
+        if y >= 1970 {
+            while yy < y {
+                dd += if (yy % 4 == 0 && yy % 100 != 0) || yy % 400 == 0 { 366 } else { 365 };
+                yy += 1;
+            }
+        } else {
+            while yy > y {
+                yy -= 1;
+                dd -= if (yy % 4 == 0 && yy % 100 != 0) || yy % 400 == 0 { 366 } else { 365 };
+            }
+        }
+        dd
+    } + 1;
+    let month = MONTHS[(m - 1) as usize];
+    let weekday = WEEKDAYS[wd];
+    let mut out = String::new();
+    let mut chars = fmt.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        // glibc's `%-d` (no padding) is used by some templates.
+        let no_pad = chars.peek() == Some(&'-');
+        if no_pad {
+            chars.next();
+        }
+        let num = |out: &mut String, v: i64, w: usize| {
+            if no_pad {
+                let _ = write!(out, "{v}");
+            } else {
+                let _ = write!(out, "{v:0w$}");
+            }
+        };
+        match chars.next() {
+            Some('Y') => {
+                let _ = write!(out, "{y}");
+            }
+            Some('y') => num(&mut out, y.rem_euclid(100), 2),
+            Some('m') => num(&mut out, m as i64, 2),
+            Some('d') => num(&mut out, d as i64, 2),
+            Some('e') => {
+                let _ = write!(out, "{d:>2}");
+            }
+            Some('H') => num(&mut out, hh, 2),
+            Some('I') => num(&mut out, if hh % 12 == 0 { 12 } else { hh % 12 }, 2),
+            Some('M') => num(&mut out, mm, 2),
+            Some('S') => num(&mut out, ss, 2),
+            Some('p') => out.push_str(if hh < 12 { "AM" } else { "PM" }),
+            Some('j') => num(&mut out, doy, 3),
+            Some('B') => out.push_str(month),
+            Some('b') | Some('h') => out.push_str(&month[..3]),
+            Some('A') => out.push_str(weekday),
+            Some('a') => out.push_str(&weekday[..3]),
+            Some('w') => {
+                let _ = write!(out, "{}", (wd + 1) % 7);
+            }
+            Some('u') => {
+                let _ = write!(out, "{}", wd + 1);
+            }
+            Some('F') => {
+                let _ = write!(out, "{y}-{m:02}-{d:02}");
+            }
+            Some('T') => {
+                let _ = write!(out, "{hh:02}:{mm:02}:{ss:02}");
+            }
+            Some('Z') => out.push_str("UTC"),
+            Some('z') => out.push_str("+0000"),
+            Some('%') => out.push('%'),
+            Some(other) => {
+                out.push('%');
+                out.push(other);
+            }
+            None => out.push('%'),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strftime;
+
+    #[test]
+    fn strftime_fixed_time() {
+        // 2024-07-26 12:00:00 UTC, a Friday.
+        let t = 1_721_995_200;
+        assert_eq!(strftime("%Y-%m-%d %H:%M:%S", t), "2024-07-26 12:00:00");
+        assert_eq!(strftime("%d %b %Y", t), "26 Jul 2024");
+        assert_eq!(strftime("%A, %B %-d, %Y", t), "Friday, July 26, 2024");
+        assert_eq!(strftime("%j", t), "208");
+    }
+}

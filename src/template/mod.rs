@@ -1,0 +1,9 @@
+//! Chat-template rendering, configured like Hugging Face transformers' Jinja2 environment.
+
+mod caps;
+mod env;
+mod render;
+mod tojson;
+
+pub use caps::Caps;
+pub use render::{render_template, ChatTemplate, RenderOptions};

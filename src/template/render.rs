@@ -1,0 +1,237 @@
+//! `ChatTemplate`: a compiled chat template with limits, rendered from a JSON context.
+
+use super::env::{build_environment, Limits};
+use super::Caps;
+use crate::{Error, ErrorKind, Result};
+use minijinja::Environment;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value as Json};
+use std::io::Write;
+
+/// Options for compiling and rendering a template. camelCase in JS.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct RenderOptions {
+    /// Unix time in seconds (fractions allowed) that `strftime_now` formats; default: the current time.
+    pub now: Option<f64>,
+    /// Fuel per render (≈ template instructions). Default 3,000,000: a large real template uses < 5%.
+    pub fuel: Option<u64>,
+    /// Maximum nesting depth of loops / macro calls. Default 200.
+    pub recursion_limit: Option<usize>,
+    /// Maximum rendered size in bytes. Default 8 MiB.
+    pub max_output_bytes: Option<usize>,
+    /// `bos_token` used when the context has none. Default `""`.
+    pub bos_token: Option<String>,
+    /// `eos_token` used when the context has none. Default `""`.
+    pub eos_token: Option<String>,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        RenderOptions { now: None, fuel: None, recursion_limit: None, max_output_bytes: None, bos_token: None, eos_token: None }
+    }
+}
+
+const DEFAULT_FUEL: u64 = 3_000_000;
+const DEFAULT_RECURSION: usize = 200;
+const DEFAULT_MAX_OUTPUT: usize = 8 << 20;
+/// Templates larger than this are refused outright.
+const MAX_SOURCE_BYTES: usize = 4 << 20;
+
+/// A compiled chat template.
+pub struct ChatTemplate {
+    env: Environment<'static>,
+    source: String,
+    options: RenderOptions,
+    caps: std::sync::OnceLock<Caps>,
+}
+
+impl std::fmt::Debug for ChatTemplate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChatTemplate").field("source_bytes", &self.source.len()).finish()
+    }
+}
+
+const NAME: &str = "chat_template";
+
+impl ChatTemplate {
+    /// Compile `source`. Fails with [`ErrorKind::TemplateSyntax`] naming line and column.
+    pub fn new(source: &str, options: RenderOptions) -> Result<Self> {
+        if source.len() > MAX_SOURCE_BYTES {
+            return Err(Error::new(ErrorKind::Limit, format!("template is {} bytes; the limit is {MAX_SOURCE_BYTES}", source.len())));
+        }
+        let limits = Limits {
+            fuel: options.fuel.unwrap_or(DEFAULT_FUEL),
+            recursion: options.recursion_limit.unwrap_or(DEFAULT_RECURSION),
+        };
+        let now = options.now.map(|t| t.floor() as i64).unwrap_or_else(current_unix_time);
+        let mut env = build_environment(limits, now);
+        let prepared = rewrite_generation_blocks(source);
+        env.add_template_owned(NAME, prepared).map_err(|e| convert_error(e, source))?;
+        Ok(ChatTemplate { env, source: source.to_string(), options, caps: std::sync::OnceLock::new() })
+    }
+
+    /// The template source as given.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// The options the template was compiled with.
+    pub fn options(&self) -> &RenderOptions {
+        &self.options
+    }
+
+    /// Render with a JSON object context (`messages`, `tools`, `add_generation_prompt`, `bos_token`,
+    /// `eos_token`, and any extra keys such as `enable_thinking`).
+    pub fn render(&self, context: &Json) -> Result<String> {
+        let ctx = match context {
+            Json::Object(map) => map.clone(),
+            Json::Null => Map::new(),
+            _ => return Err(Error::new(ErrorKind::InvalidInput, "context must be an object")),
+        };
+        self.render_map(ctx)
+    }
+
+    /// Render with a context map (avoids a clone when the caller builds the map).
+    pub fn render_map(&self, mut ctx: Map<String, Json>) -> Result<String> {
+        if !ctx.contains_key("bos_token") {
+            ctx.insert("bos_token".into(), self.options.bos_token.clone().unwrap_or_default().into());
+        }
+        if !ctx.contains_key("eos_token") {
+            ctx.insert("eos_token".into(), self.options.eos_token.clone().unwrap_or_default().into());
+        }
+        let tmpl = self.env.get_template(NAME).map_err(|e| convert_error(e, &self.source))?;
+        let limit = self.options.max_output_bytes.unwrap_or(DEFAULT_MAX_OUTPUT);
+        let mut out = LimitedWriter { buf: Vec::new(), limit, exceeded: false };
+        let value = minijinja::Value::from(minijinja::value::Serde(&Json::Object(ctx)));
+        let result = tmpl.render_captured_to(value, &mut out);
+        if out.exceeded {
+            return Err(Error::new(ErrorKind::Limit, format!("rendered output exceeds {limit} bytes")));
+        }
+        result.map_err(|e| convert_error(e, &self.source))?;
+        String::from_utf8(out.buf).map_err(|_| Error::new(ErrorKind::Render, "rendered output is not UTF-8"))
+    }
+
+    /// Capabilities of the template, probed once on first use.
+    pub fn caps(&self) -> &Caps {
+        self.caps.get_or_init(|| super::caps::probe(self))
+    }
+}
+
+/// Render `source` once with `context`.
+pub fn render_template(source: &str, context: &Json, options: RenderOptions) -> Result<String> {
+    ChatTemplate::new(source, options)?.render(context)
+}
+
+struct LimitedWriter {
+    buf: Vec<u8>,
+    limit: usize,
+    exceeded: bool,
+}
+
+impl Write for LimitedWriter {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        if self.buf.len() + data.len() > self.limit {
+            self.exceeded = true;
+            return Err(std::io::Error::other("output limit"));
+        }
+        self.buf.extend_from_slice(data);
+        Ok(data.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn current_unix_time() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+/// On wasm there is no system clock in std; the JS layer passes `now` (Date.now()) explicitly.
+#[cfg(target_arch = "wasm32")]
+fn current_unix_time() -> i64 {
+    0
+}
+
+/// `{% generation %}…{% endgeneration %}` (HF's assistant-mask blocks) render as their body. minijinja has
+/// no such tag, so it becomes `{% if true %}…{% endif %}`, which keeps the same whitespace control.
+fn rewrite_generation_blocks(source: &str) -> String {
+    if !source.contains("generation") {
+        return source.to_string();
+    }
+    let mut out = String::with_capacity(source.len());
+    let mut rest = source;
+    while let Some(pos) = rest.find("{%") {
+        out.push_str(&rest[..pos]);
+        let tag = &rest[pos..];
+        let mut i = 2;
+        let bytes = tag.as_bytes();
+        if i < bytes.len() && (bytes[i] == b'-' || bytes[i] == b'+') {
+            i += 1;
+        }
+        let ws_start = i;
+        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let word_start = i;
+        while i < bytes.len() && bytes[i].is_ascii_alphabetic() {
+            i += 1;
+        }
+        let word = &tag[word_start..i];
+        let replacement = match word {
+            "generation" => Some("if true"),
+            "endgeneration" => Some("endif"),
+            _ => None,
+        };
+        match replacement {
+            Some(r) => {
+                out.push_str(&tag[..ws_start]);
+                out.push(' ');
+                out.push_str(r);
+                rest = &tag[i..];
+            }
+            None => {
+                out.push_str("{%");
+                rest = &tag[2..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Map a minijinja error to ours, with line and column into the original source.
+pub(crate) fn convert_error(e: minijinja::Error, source: &str) -> Error {
+    use minijinja::ErrorKind as K;
+    let detail = match e.detail() {
+        Some(d) => format!("{}: {d}", e.kind()),
+        None => e.kind().to_string(),
+    };
+    let kind = match e.kind() {
+        K::SyntaxError | K::BadEscape | K::InvalidDelimiter => ErrorKind::TemplateSyntax,
+        K::OutOfFuel | K::WriteFailure => ErrorKind::Limit,
+        _ if detail.contains("recursion limit") => ErrorKind::Limit,
+        _ => ErrorKind::Render,
+    };
+    let detail = match e.kind() {
+        K::OutOfFuel => "template ran out of fuel (endless loop or too much work for the fuel limit)".to_string(),
+        _ => detail,
+    };
+    let mut err = Error::new(kind, detail);
+    if let Some(line) = e.line() {
+        let column = e
+            .range()
+            .map(|r| {
+                let start = r.start.min(source.len());
+                let line_start = source[..start].rfind('\n').map(|p| p + 1).unwrap_or(0);
+                source[line_start..start].chars().count() + 1
+            })
+            .unwrap_or(1);
+        err = err.with_location(line, column);
+    }
+    err
+}

@@ -1,0 +1,212 @@
+//! `tojson` exactly as Hugging Face defines it: Python's
+//! `json.dumps(x, ensure_ascii=False, indent=…, separators=…, sort_keys=…)`, with no HTML escaping.
+//!
+//! minijinja's own `tojson` escapes `<`, `>`, `&` and `'` for HTML and spaces differently, which would
+//! change tool schemas inside prompts by a byte, so it is replaced.
+
+use minijinja::value::{Kwargs, Value, ValueKind};
+use minijinja::{Error, ErrorKind};
+use std::fmt::Write;
+
+struct Style {
+    indent: Option<String>,
+    item_sep: String,
+    key_sep: String,
+    sort_keys: bool,
+}
+
+/// The `tojson` filter.
+pub fn tojson(value: &Value, indent: Option<Value>, kwargs: Kwargs) -> Result<Value, Error> {
+    let indent = match indent.or(kwargs.get::<Option<Value>>("indent")?) {
+        None => None,
+        Some(v) if v.is_none() => None,
+        Some(v) => Some(if let Some(s) = v.as_str() {
+            s.to_string()
+        } else if let Some(n) = v.as_i64() {
+            " ".repeat(n.max(0) as usize)
+        } else {
+            return Err(Error::new(ErrorKind::InvalidOperation, "tojson: indent must be an integer or a string"));
+        }),
+    };
+    let _: Option<bool> = kwargs.get("ensure_ascii")?;
+    let separators: Option<Value> = kwargs.get("separators")?;
+    let sort_keys = kwargs.get::<Option<bool>>("sort_keys")?.unwrap_or(false);
+    kwargs.assert_all_used()?;
+    let (item_sep, key_sep) = match separators {
+        Some(seps) if !seps.is_none() => {
+            let a = seps.get_item_by_index(0)?;
+            let b = seps.get_item_by_index(1)?;
+            match (a.as_str(), b.as_str()) {
+                (Some(a), Some(b)) => (a.to_string(), b.to_string()),
+                _ => return Err(Error::new(ErrorKind::InvalidOperation, "tojson: separators must be two strings")),
+            }
+        }
+        // Python: with an indent the item separator drops its trailing space.
+        _ if indent.is_some() => (",".to_string(), ": ".to_string()),
+        _ => (", ".to_string(), ": ".to_string()),
+    };
+    let style = Style { indent, item_sep, key_sep, sort_keys };
+    let mut out = String::new();
+    write_value(&mut out, value, &style, 0)?;
+    Ok(Value::from_safe_string(out))
+}
+
+fn newline(out: &mut String, style: &Style, depth: usize) {
+    if let Some(ind) = &style.indent {
+        out.push('\n');
+        for _ in 0..depth {
+            out.push_str(ind);
+        }
+    }
+}
+
+fn write_value(out: &mut String, value: &Value, style: &Style, depth: usize) -> Result<(), Error> {
+    if depth > 256 {
+        return Err(Error::new(ErrorKind::InvalidOperation, "tojson: value nested too deeply"));
+    }
+    match value.kind() {
+        ValueKind::Undefined => {
+            return Err(Error::new(ErrorKind::InvalidOperation, "tojson: Undefined is not JSON serializable"))
+        }
+        ValueKind::None => out.push_str("null"),
+        ValueKind::Bool => out.push_str(if value.is_true() { "true" } else { "false" }),
+        ValueKind::Number => write_number(out, value),
+        ValueKind::String => write_string(out, value.as_str().unwrap_or_default()),
+        ValueKind::Seq | ValueKind::Iterable => {
+            let items: Vec<Value> = value.try_iter()?.collect();
+            if items.is_empty() {
+                out.push_str("[]");
+                return Ok(());
+            }
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(&style.item_sep);
+                }
+                newline(out, style, depth + 1);
+                write_value(out, item, style, depth + 1)?;
+            }
+            newline(out, style, depth);
+            out.push(']');
+        }
+        ValueKind::Map => {
+            let mut entries = Vec::new();
+            for key in value.try_iter()? {
+                let item = value.get_item(&key)?;
+                entries.push((key_string(&key)?, item));
+            }
+            if style.sort_keys {
+                entries.sort_by(|a, b| a.0.cmp(&b.0));
+            }
+            if entries.is_empty() {
+                out.push_str("{}");
+                return Ok(());
+            }
+            out.push('{');
+            for (i, (k, v)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(&style.item_sep);
+                }
+                newline(out, style, depth + 1);
+                write_string(out, k);
+                out.push_str(&style.key_sep);
+                write_value(out, v, style, depth + 1)?;
+            }
+            newline(out, style, depth);
+            out.push('}');
+        }
+        _ => {
+            return Err(Error::new(
+                ErrorKind::InvalidOperation,
+                format!("tojson: {} is not JSON serializable", value.kind()),
+            ))
+        }
+    }
+    Ok(())
+}
+
+/// Python converts non-string keys: numbers by repr, booleans and None to JSON words.
+fn key_string(key: &Value) -> Result<String, Error> {
+    Ok(match key.kind() {
+        ValueKind::String => key.as_str().unwrap_or_default().to_string(),
+        ValueKind::None => "null".into(),
+        ValueKind::Bool => if key.is_true() { "true" } else { "false" }.into(),
+        ValueKind::Number => {
+            let mut s = String::new();
+            write_number(&mut s, key);
+            s
+        }
+        _ => return Err(Error::new(ErrorKind::InvalidOperation, "tojson: keys must be str, int, float, bool or None")),
+    })
+}
+
+fn write_number(out: &mut String, value: &Value) {
+    if value.is_integer() {
+        let _ = write!(out, "{value}");
+        return;
+    }
+    let f = f64::try_from(value.clone()).unwrap_or(f64::NAN);
+    out.push_str(&python_float_repr(f));
+}
+
+/// Python's `repr(float)`: shortest round-trip digits, scientific below 1e-4 or from 1e16 on.
+pub fn python_float_repr(f: f64) -> String {
+    if f.is_nan() {
+        return "NaN".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "Infinity".into() } else { "-Infinity".into() };
+    }
+    if f == 0.0 {
+        return if f.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
+    }
+    let sci = format!("{f:e}"); // e.g. "1.5e-7", "-1e16"
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if (-4..16).contains(&exp) {
+        let s = format!("{f}");
+        if s.contains('.') {
+            s
+        } else {
+            format!("{s}.0")
+        }
+    } else {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{mantissa}e{sign}{:02}", exp.abs())
+    }
+}
+
+fn write_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{08}' => out.push_str("\\b"),
+            '\u{0c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::python_float_repr;
+
+    #[test]
+    fn floats_like_python() {
+        assert_eq!(python_float_repr(1.0), "1.0");
+        assert_eq!(python_float_repr(0.1), "0.1");
+        assert_eq!(python_float_repr(1e16), "1e+16");
+        assert_eq!(python_float_repr(1.5e-7), "1.5e-07");
+        assert_eq!(python_float_repr(123456.5), "123456.5");
+        assert_eq!(python_float_repr(-2.5e20), "-2.5e+20");
+    }
+}

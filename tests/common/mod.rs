@@ -1,0 +1,28 @@
+//! Shared helpers for the conformance tests: where ../shared is, and JSONL loading.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// `../shared` next to the repository, or `$CHAT_AUTOPARSER_SHARED`.
+pub fn shared_dir() -> PathBuf {
+    match std::env::var_os("CHAT_AUTOPARSER_SHARED") {
+        Some(p) => PathBuf::from(p),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"),
+    }
+}
+
+/// Every line of a JSONL file under `shared/conformance/`.
+pub fn load_jsonl(name: &str) -> Vec<serde_json::Value> {
+    let path = shared_dir().join("conformance").join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).expect("valid JSONL")).collect()
+}
+
+/// Source of a shared template by file name.
+pub fn template_source(name: &str) -> String {
+    let path = shared_dir().join("conformance/templates").join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// 2024-07-26 12:00:00 UTC: the time the reference renders used for `strftime_now`.
+pub const REFERENCE_NOW: f64 = 1_721_995_200.0;
