@@ -1,0 +1,26 @@
+//! Model-output parsers: one O(n) state machine per format, used for both whole text and streams.
+//!
+//! Every parser implements [`OutputParser`]: `push` consumes a chunk and appends deltas; `finish`
+//! flushes what was held back. A whole-text parse is `push(text)` + `finish()`, so there is one code
+//! path. Parsers never re-read text they have already consumed; they hold back only the suffix that
+//! could still begin a marker.
+
+use crate::api::{Delta, Diagnostic};
+use crate::Result;
+
+/// A streaming output parser.
+pub trait OutputParser {
+    /// Consume `chunk`, appending the deltas it completes to `out`. Never fails: malformed output is
+    /// kept as content and reported through [`OutputParser::diagnostics`].
+    fn push(&mut self, chunk: &str, out: &mut Vec<Delta>);
+    /// End of input: flush held-back text. With `is_partial == false`, a truncated tool call is an
+    /// error naming its byte offset (the deltas are still appended first).
+    fn finish(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()>;
+    /// Problems seen so far (malformed markers, broken JSON, …).
+    fn diagnostics(&self) -> &[Diagnostic];
+    /// True once the output reached a stop marker after which nothing more is expected
+    /// (harmony `<|return|>` / `<|call|>`).
+    fn stopped(&self) -> bool {
+        false
+    }
+}
