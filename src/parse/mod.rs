@@ -8,6 +8,8 @@
 use crate::api::{Delta, Diagnostic};
 use crate::Result;
 
+pub mod scan;
+
 /// A streaming output parser.
 pub trait OutputParser {
     /// Consume `chunk`, appending the deltas it completes to `out`. Never fails: malformed output is
