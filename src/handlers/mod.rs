@@ -1,0 +1,54 @@
+//! Dedicated parsers for the three output formats the differential analysis cannot describe:
+//! GPT-OSS harmony channels, Functionary v3.2 `>>>recipient` blocks and Ministral/Magistral 3
+//! `[THINK]` / `[TOOL_CALLS]name[ARGS]` output.
+//!
+//! [`detect_handler`] recognises them from features of the template *source* (the special tokens the
+//! template writes), never from file or model names; [`make_parser`] builds the matching
+//! [`OutputParser`]. Everything else goes through the general analysis ([`Handler::Autoparser`]).
+
+use crate::analysis::Handler;
+use crate::api::RequestOptions;
+use crate::parse::generic::{GenericConfig, GenericParser};
+use crate::parse::OutputParser;
+
+mod call_args;
+pub mod functionary;
+pub mod harmony;
+pub mod ministral;
+
+pub use functionary::FunctionaryParser;
+pub use harmony::HarmonyParser;
+pub use ministral::MinistralParser;
+
+/// Which dedicated handler, if any, a template needs, judged from its source text.
+///
+/// - Ministral 3: writes `[SYSTEM_PROMPT]`, `[TOOL_CALLS]` and `[ARGS]` but no `[CALL_ID]` (the
+///   variants with call ids are described well enough by the general analysis).
+/// - GPT-OSS: harmony channels (`<|channel|>`) together with `<|constrain|>` or `<|call|>`.
+/// - Functionary v3.2: `>>>` used as a recipient prefix (`'>>>' + name` / `>>>all`).
+pub fn detect_handler(source: &str) -> Handler {
+    let has = |s: &str| source.contains(s);
+    if has("[SYSTEM_PROMPT]") && has("[TOOL_CALLS]") && has("[ARGS]") && !has("[CALL_ID]") {
+        Handler::Ministral3
+    } else if has("<|channel|>") && (has("<|constrain|>") || has("<|call|>")) {
+        Handler::GptOss
+    } else if has(">>>all") || has("'>>>'") || has("\">>>\"") {
+        Handler::FunctionaryV32
+    } else {
+        Handler::Autoparser
+    }
+}
+
+/// The output parser for `handler`. `generation_prompt` is the text the parser will be fed first
+/// (the prompt's tail, which the model continues). For [`Handler::Autoparser`] this returns the
+/// template-free [`GenericParser`]; the analysis-driven parser lives elsewhere.
+pub fn make_parser(handler: Handler, options: &RequestOptions, generation_prompt: &str) -> Box<dyn OutputParser> {
+    let reasoning = options.reasoning_format;
+    let json = options.json_schema.is_some();
+    match handler {
+        Handler::GptOss => Box::new(HarmonyParser::new(reasoning, json)),
+        Handler::FunctionaryV32 => Box::new(FunctionaryParser::new(reasoning, json, generation_prompt)),
+        Handler::Ministral3 => Box::new(MinistralParser::new(reasoning, json)),
+        Handler::Autoparser => Box::new(GenericParser::new(GenericConfig { reasoning, ..GenericConfig::default() })),
+    }
+}
