@@ -27,7 +27,7 @@ enum State {
     /// Skipping the generation prompt's role header; `matched` bytes of it seen so far.
     Preamble { matched: usize },
     /// Reading a recipient name up to `\n`; `explicit` when `>>>` was seen (not only implied).
-    Recipient { name: String, explicit: bool, at: usize },
+    Recipient { name: String, explicit: bool },
     Content,
     AfterCall { ws: String },
     Args(CallArgs),
@@ -53,7 +53,7 @@ impl FunctionaryParser {
             Some(p) => head(generation_prompt, p),
             None => generation_prompt,
         };
-        let state = if skip.is_empty() { implicit_recipient(0) } else { State::Preamble { matched: 0 } };
+        let state = if skip.is_empty() { implicit_recipient() } else { State::Preamble { matched: 0 } };
         FunctionaryParser {
             emit: Emitter::new(reasoning, json_response),
             skip: skip.to_string(),
@@ -66,7 +66,7 @@ impl FunctionaryParser {
     }
 
     /// A complete recipient line: content or a tool call.
-    fn open(&mut self, name: String, at: usize, body_at: usize, out: &mut Vec<Delta>) {
+    fn open(&mut self, name: String, body_at: usize, out: &mut Vec<Delta>) {
         if name == ALL {
             self.state = State::Content;
             return;
@@ -75,7 +75,6 @@ impl FunctionaryParser {
         self.calls += 1;
         let wrap = (name == PYTHON).then_some("code");
         out.push(Delta::ToolCall { index, id: None, name: Some(name), arguments: None });
-        let _ = at;
         self.state = State::Args(CallArgs::new(index, body_at, wrap));
     }
 
@@ -94,8 +93,8 @@ impl FunctionaryParser {
 
 }
 
-fn implicit_recipient(at: usize) -> State {
-    State::Recipient { name: String::new(), explicit: false, at }
+fn implicit_recipient() -> State {
+    State::Recipient { name: String::new(), explicit: false }
 }
 
 fn is_name_char(c: char) -> bool {
@@ -126,12 +125,12 @@ impl Machine for FunctionaryParser {
 
     fn on_marker(&mut self, m: &str, at: usize, out: &mut Vec<Delta>) {
         match std::mem::replace(&mut self.state, State::Content) {
-            State::Recipient { name, explicit, at: r_at } => {
+            State::Recipient { name, explicit } => {
                 if m == RECIPIENT && name.is_empty() && !explicit {
-                    self.state = State::Recipient { name, explicit: true, at };
+                    self.state = State::Recipient { name, explicit: true };
                     return;
                 }
-                self.state = State::Recipient { name, explicit, at: r_at };
+                self.state = State::Recipient { name, explicit };
                 self.flush_recipient(at, explicit, out);
             }
             State::Args(mut a) => a.close(&mut self.diags, out),
@@ -141,7 +140,7 @@ impl Machine for FunctionaryParser {
             self.stopped = true;
             self.state = State::Stopped;
         } else if !matches!(self.state, State::Recipient { .. }) {
-            self.state = State::Recipient { name: String::new(), explicit: true, at };
+            self.state = State::Recipient { name: String::new(), explicit: true };
         }
     }
 
@@ -153,17 +152,17 @@ impl Machine for FunctionaryParser {
                     text.chars().zip(want.chars()).take_while(|(a, b)| a == b).map(|(a, _)| a.len_utf8()).sum();
                 *matched += same;
                 if *matched == self.skip.len() {
-                    self.state = implicit_recipient(at + same);
+                    self.state = implicit_recipient();
                 } else if same < text.len() {
                     // The output does not start with the prompt after all: what matched is output.
                     let seen = head(&self.skip, *matched).to_string();
                     self.diags.add(at + same, "output does not start with the generation prompt");
                     self.emit.content(&seen, out);
-                    self.state = implicit_recipient(at + same);
+                    self.state = implicit_recipient();
                 }
                 return same;
             }
-            State::Recipient { name, explicit, at: r_at } => {
+            State::Recipient { name, explicit } => {
                 let room = MAX_NAME.saturating_sub(name.len());
                 let end = text.char_indices().find(|&(i, c)| !is_name_char(c) || i + c.len_utf8() > room);
                 let Some((j, c)) = end else {
@@ -173,8 +172,7 @@ impl Machine for FunctionaryParser {
                 name.push_str(head(text, j));
                 if c == '\n' && !name.is_empty() {
                     let name = std::mem::take(name);
-                    let r_at = *r_at;
-                    self.open(name, r_at, at + j + 1, out);
+                    self.open(name, at + j + 1, out);
                     return j + 1;
                 }
                 let explicit = *explicit;

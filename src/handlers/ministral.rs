@@ -95,17 +95,21 @@ impl Machine for MinistralParser {
             }
             State::Think => self.emit.reasoning(text, out),
             State::Name { name, id, .. } => {
+                // Whitespace may precede the name; it is kept so a flush loses nothing.
                 let field = id.as_mut().unwrap_or(name);
-                let skip = if field.is_empty() { text.len() - text.trim_start().len() } else { 0 };
-                let body = text.get(skip..).unwrap_or("");
+                let mut blank = field.trim().is_empty();
                 let room = MAX_NAME.saturating_sub(field.len());
-                let bad = body.char_indices().find(|&(i, c)| !is_name_char(c) || i + c.len_utf8() > room);
+                let bad = text.char_indices().find(|&(i, c)| {
+                    let ok = is_name_char(c) || (blank && c.is_whitespace());
+                    blank &= c.is_whitespace();
+                    !ok || i + c.len_utf8() > room
+                });
                 match bad {
-                    None => field.push_str(body),
+                    None => field.push_str(text),
                     Some((j, _)) => {
-                        field.push_str(head(body, j));
-                        self.flush_name(at + skip + j, out);
-                        return skip + j;
+                        field.push_str(head(text, j));
+                        self.flush_name(at + j, out);
+                        return j;
                     }
                 }
             }
@@ -128,12 +132,12 @@ impl Machine for MinistralParser {
             }
             State::Think => self.emit.reasoning_marker(m, out),
             State::Name { name, id, at: n_at } => match m {
-                CALL_ID if !name.is_empty() => self.state = State::Name { name, id: Some(String::new()), at: n_at },
-                ARGS if !name.is_empty() => {
+                CALL_ID if !name.trim().is_empty() => self.state = State::Name { name, id: Some(String::new()), at: n_at },
+                ARGS if !name.trim().is_empty() => {
                     let index = self.calls;
                     self.calls += 1;
-                    let id = id.filter(|s| !s.is_empty());
-                    out.push(Delta::ToolCall { index, id, name: Some(name), arguments: None });
+                    let id = id.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
+                    out.push(Delta::ToolCall { index, id, name: Some(name.trim().to_string()), arguments: None });
                     self.state = State::Args(CallArgs::new(index, at + m.len(), None));
                 }
                 _ => {

@@ -92,3 +92,22 @@ pub fn harness_diff(actual: &Message, expected: &serde_json::Value) -> Option<St
     }
     None
 }
+
+/// Parse `text` whole, one char at a time and in seeded random chunkings; assert all give the same
+/// message, error and diagnostics count, and return the whole-text run.
+pub fn parse_every_way(make: &dyn Fn() -> Box<dyn OutputParser>, text: &str, is_partial: bool) -> Run {
+    let whole = run_chunks(make(), &[text], is_partial);
+    let mut chunkings = vec![char_chunks(text)];
+    let mut rng = Rng::new(text.len() as u64 + 7);
+    for max in [2, 3, 5, 9] {
+        for _ in 0..8 {
+            chunkings.push(random_chunks(text, &mut rng, max));
+        }
+    }
+    for chunks in chunkings {
+        let run = run_chunks(make(), &chunks, is_partial);
+        assert_eq!(run.message, whole.message, "chunks {chunks:?}");
+        assert_eq!(run.error, whole.error, "chunks {chunks:?}");
+    }
+    whole
+}
