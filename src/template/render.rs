@@ -207,9 +207,10 @@ fn rewrite_generation_blocks(source: &str) -> String {
 /// Map a minijinja error to ours, with line and column into the original source.
 pub(crate) fn convert_error(e: minijinja::Error, source: &str) -> Error {
     use minijinja::ErrorKind as K;
-    let detail = match e.detail() {
-        Some(d) => format!("{}: {d}", e.kind()),
-        None => e.kind().to_string(),
+    let detail = match (e.kind(), e.detail()) {
+        (K::SyntaxError, Some(d)) => d.to_string(),
+        (_, Some(d)) => format!("{}: {d}", e.kind()),
+        (_, None) => e.kind().to_string(),
     };
     let kind = match e.kind() {
         K::SyntaxError | K::BadEscape | K::InvalidDelimiter => ErrorKind::TemplateSyntax,
