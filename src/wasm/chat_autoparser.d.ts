@@ -15,7 +15,7 @@ export interface ChatAutoparserError extends Error {
 export interface RenderOptions {
   /** Unix time in seconds used by `strftime_now` (default: now). */
   now?: number;
-  /** Fuel per render (≈ template instructions); default 3,000,000. */
+  /** Fuel per render (≈ template instructions); default 1,000,000. */
   fuel?: number;
   /** Maximum nesting of loops and macro calls; default 200. */
   recursionLimit?: number;

@@ -24,12 +24,15 @@ pub fn to_js_error(e: Error) -> JsValue {
 }
 
 /// Deserialize a JS value; `field` names the argument in the error message.
-/// Goes through `serde_json::Value` so that unknown option names are reported (serde-wasm-bindgen only
-/// reads the fields a struct declares and would silently ignore a misspelt option).
+/// Goes through `JSON.stringify` + serde_json: unknown option names are reported (serde-wasm-bindgen only
+/// reads the fields a struct declares), and hostile nesting or cycles fail cleanly (the JS engine throws on
+/// cycles, serde_json stops at depth 128) instead of overflowing the wasm stack.
 pub fn from_js<T: DeserializeOwned>(value: JsValue, field: &str) -> Result<T, JsValue> {
     let invalid = |e: String| to_js_error(Error::new(ErrorKind::InvalidInput, format!("{field}: {e}")));
-    let json: serde_json::Value = serde_wasm_bindgen::from_value(value).map_err(|e| invalid(e.to_string()))?;
-    serde_json::from_value(json).map_err(|e| invalid(e.to_string()))
+    let text = js_sys::JSON::stringify(&value)
+        .map_err(|e| invalid(e.as_string().unwrap_or_else(|| "cannot be converted to JSON".into())))?;
+    let text = text.as_string().ok_or_else(|| invalid("cannot be converted to JSON".into()))?;
+    serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))
 }
 
 /// Deserialize an optional JS value (undefined/null → default).
