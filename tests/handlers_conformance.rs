@@ -116,7 +116,8 @@ fn every_chunking_gives_the_whole_text_message() {
             let run = parse(case, gp, chunks);
             assert_eq!(run.message, whole.message, "case {} chunks {chunks:?}", case.id);
             assert_eq!(run.error, whole.error, "case {} chunks {chunks:?}", case.id);
-            assert_eq!(Message::from_deltas(&run.deltas), run.message);
+            assert_eq!(coalesce(&run.deltas), coalesce(&whole.deltas), "case {} chunks {chunks:?}", case.id);
+            assert_eq!(Message::from_deltas(&coalesce(&run.deltas)), run.message);
             runs += 1;
         }
     }

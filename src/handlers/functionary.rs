@@ -47,7 +47,8 @@ pub struct FunctionaryParser {
 }
 
 impl FunctionaryParser {
-    /// `generation_prompt`: the text the parser will see first (its role header is skipped).
+    /// `generation_prompt`: the text the parser will see first (its role header is skipped). Feeding
+    /// only the model output works too: the header is skipped only where the text matches it.
     pub fn new(reasoning: ReasoningFormat, json_response: bool, generation_prompt: &str) -> Self {
         let skip = match generation_prompt.find(RECIPIENT) {
             Some(p) => head(generation_prompt, p),
@@ -154,10 +155,13 @@ impl Machine for FunctionaryParser {
                 if *matched == self.skip.len() {
                     self.state = implicit_recipient();
                 } else if same < text.len() {
-                    // The output does not start with the prompt after all: what matched is output.
+                    // The text does not start with the prompt after all (the caller may feed only
+                    // the model output): what matched is output.
                     let seen = head(&self.skip, *matched).to_string();
-                    self.diags.add(at + same, "output does not start with the generation prompt");
-                    self.emit.content(&seen, out);
+                    if !seen.is_empty() {
+                        self.diags.add(at + same, "output starts like the generation prompt but departs from it");
+                        self.emit.content(&seen, out);
+                    }
                     self.state = implicit_recipient();
                 }
                 return same;

@@ -39,8 +39,12 @@ pub fn detect_handler(source: &str) -> Handler {
     }
 }
 
-/// The output parser for `handler`. `generation_prompt` is the text the parser will be fed first
-/// (the prompt's tail, which the model continues). For [`Handler::Autoparser`] this returns the
+/// The output parser for `handler`. `generation_prompt` is the prompt's tail that the parser is fed
+/// before the model output (llama.cpp parses `generation_prompt + output`, so a continued message's
+/// prefill is part of the result). Options used: `reasoningFormat` (`none` keeps reasoning, with its
+/// markers, in content) and `jsonSchema` (a fenced JSON answer is unwrapped); `isPartial` is passed to
+/// [`OutputParser::finish`]. Tool calls are recognised whether or not `tools` were given, so pasted
+/// output is never silently turned into content. For [`Handler::Autoparser`] this returns the
 /// template-free [`GenericParser`]; the analysis-driven parser lives elsewhere.
 pub fn make_parser(handler: Handler, options: &RequestOptions, generation_prompt: &str) -> Box<dyn OutputParser> {
     let reasoning = options.reasoning_format;
@@ -49,6 +53,8 @@ pub fn make_parser(handler: Handler, options: &RequestOptions, generation_prompt
         Handler::GptOss => Box::new(HarmonyParser::new(reasoning, json)),
         Handler::FunctionaryV32 => Box::new(FunctionaryParser::new(reasoning, json, generation_prompt)),
         Handler::Ministral3 => Box::new(MinistralParser::new(reasoning, json)),
-        Handler::Autoparser => Box::new(GenericParser::new(GenericConfig { reasoning, ..GenericConfig::default() })),
+        Handler::Autoparser => {
+            Box::new(GenericParser::new(GenericConfig { reasoning, json_response: json, ..GenericConfig::default() }))
+        }
     }
 }

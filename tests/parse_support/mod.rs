@@ -93,6 +93,29 @@ pub fn harness_diff(actual: &Message, expected: &serde_json::Value) -> Option<St
     None
 }
 
+/// Merge adjacent deltas of the same kind (and call), so delta sequences from different chunkings
+/// can be compared.
+pub fn coalesce(deltas: &[Delta]) -> Vec<Delta> {
+    let mut out: Vec<Delta> = Vec::new();
+    for d in deltas {
+        match (out.last_mut(), d) {
+            (Some(Delta::Content(a)), Delta::Content(b)) | (Some(Delta::Reasoning(a)), Delta::Reasoning(b)) => {
+                a.push_str(b)
+            }
+            (
+                Some(Delta::ToolCall { index: i, arguments: Some(a), .. }),
+                Delta::ToolCall { index: j, id: None, name: None, arguments: Some(b) },
+            ) if i == j => a.push_str(b),
+            (
+                Some(Delta::ToolCall { index: i, arguments: a @ None, .. }),
+                Delta::ToolCall { index: j, id: None, name: None, arguments: Some(b) },
+            ) if i == j => *a = Some(b.clone()),
+            _ => out.push(d.clone()),
+        }
+    }
+    out
+}
+
 /// Parse `text` whole, one char at a time and in seeded random chunkings; assert all give the same
 /// message, error and diagnostics count, and return the whole-text run.
 pub fn parse_every_way(make: &dyn Fn() -> Box<dyn OutputParser>, text: &str, is_partial: bool) -> Run {
@@ -107,6 +130,7 @@ pub fn parse_every_way(make: &dyn Fn() -> Box<dyn OutputParser>, text: &str, is_
     for chunks in chunkings {
         let run = run_chunks(make(), &chunks, is_partial);
         assert_eq!(run.message, whole.message, "chunks {chunks:?}");
+        assert_eq!(coalesce(&run.deltas), coalesce(&whole.deltas), "chunks {chunks:?}");
         assert_eq!(run.error, whole.error, "chunks {chunks:?}");
     }
     whole
