@@ -85,13 +85,7 @@ fn truncated_tool_call_is_an_error_unless_partial() {
 
 #[test]
 fn configurable_markers_json_end_and_arrays() {
-    let make = || -> Box<dyn OutputParser> {
-        Box::new(GenericParser::new(GenericConfig {
-            reasoning_markers: vec![("[THINK]".into(), "[/THINK]".into())],
-            tool_call_markers: vec![("[TOOL_CALLS]".into(), String::new())],
-            ..GenericConfig::default()
-        }))
-    };
+    let make = bracket_parser;
     let text = "[THINK]hm[/THINK]ok[TOOL_CALLS] [{\"name\": \"a\", \"arguments\": {\"s\": \"]}\"}, \"id\": \"c1\"}, {\"function\": {\"name\": \"b\", \"parameters\": \"{}\"}}] done";
     let run = parse_every_way(&make, text, false);
     assert_eq!(run.message.reasoning_content, "hm");
@@ -125,14 +119,35 @@ fn json_response_fence_is_unwrapped() {
     assert_eq!(run.message.content, "{\"a\": 1}");
 }
 
+fn bracket_parser() -> Box<dyn OutputParser> {
+    Box::new(GenericParser::new(GenericConfig {
+        reasoning_markers: vec![("[THINK]".into(), "[/THINK]".into())],
+        tool_call_markers: vec![("[TOOL_CALLS]".into(), String::new())],
+        ..GenericConfig::default()
+    }))
+}
+
+#[test]
+fn marker_without_json_keeps_its_whitespace() {
+    let run = parse_every_way(&bracket_parser, "a [TOOL_CALLS]  hello", false);
+    assert_eq!((run.message.content.as_str(), run.message.tool_calls.len()), ("a [TOOL_CALLS]  hello", 0));
+}
+
 #[test]
 fn arbitrary_bytes_never_panic() {
     let mut rng = Rng::new(42);
     let alphabet = ["<think>", "</think>", "<tool_call>", "</tool_call>", "```", "\n", "{", "}", "\"", "é", "<", "/", "a", " "];
+    let brackets = ["[THINK]", "[/THINK]", "[TOOL_CALLS]", "[", "{", "}", "]", "\"", "\\", " ", "\n", "```", "x"];
+    let mut runs = 0;
     for _ in 0..300 {
         let text: String = (0..rng.below(40)).map(|_| alphabet[rng.below(alphabet.len())]).collect();
+        let text2: String = (0..rng.below(40)).map(|_| brackets[rng.below(brackets.len())]).collect();
         for partial in [true, false] {
             parse_every_way(&default_parser, &text, partial);
+            parse_every_way(&bracket_parser, &text2, partial);
+            runs += 2;
         }
     }
+    println!("generic soup: {runs} inputs, each in 33 chunkings");
+    assert_eq!(runs, 1200);
 }

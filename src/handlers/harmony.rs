@@ -88,9 +88,8 @@ impl HarmonyParser {
         }
     }
 
-    /// Handle plain text; returns bytes consumed (0 only after a state change).
     /// A marker seen outside a message.
-    fn marker_between(&mut self, m: &str, at: usize, out: &mut Vec<Delta>) {
+    fn marker_between(&mut self, m: &str, at: usize) {
         self.state = match m {
             START => State::Header { raw: String::new(), at, started: true },
             CHANNEL => State::Header { raw: CHANNEL.to_string(), at, started: false },
@@ -103,7 +102,6 @@ impl HarmonyParser {
                 State::Stopped
             }
             _ => {
-                let _ = out;
                 self.diags.add(at, format!("stray {m} ignored"));
                 State::Between { ws: String::new() }
             }
@@ -249,14 +247,14 @@ impl Machine for HarmonyParser {
 
     fn on_marker(&mut self, m: &str, at: usize, out: &mut Vec<Delta>) {
         match std::mem::replace(&mut self.state, State::Stopped) {
-            State::Between { .. } => self.marker_between(m, at, out),
+            State::Between { .. } => self.marker_between(m, at),
             State::Header { raw, at: h_at, started } => {
                 if m == MESSAGE {
                     self.open_message(&raw, h_at, at + m.len(), out);
                 } else {
                     self.state = State::Header { raw, at: h_at, started };
                     self.flush_header(at, "harmony header without <|message|>, kept as content", out);
-                    self.marker_between(m, at, out);
+                    self.marker_between(m, at);
                 }
             }
             State::Body(dest) => {
@@ -266,7 +264,7 @@ impl Machine for HarmonyParser {
                     RETURN | CALL => self.stop(),
                     _ => {
                         self.diags.add(at, "harmony message not closed by <|end|>");
-                        self.marker_between(m, at, out);
+                        self.marker_between(m, at);
                     }
                 }
             }

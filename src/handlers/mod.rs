@@ -5,6 +5,25 @@
 //! [`detect_handler`] recognises them from features of the template *source* (the special tokens the
 //! template writes), never from file or model names; [`make_parser`] builds the matching
 //! [`OutputParser`]. Everything else goes through the general analysis ([`Handler::Autoparser`]).
+//!
+//! # Usage
+//! ```
+//! use chat_autoparser::api::{Message, RequestOptions};
+//! use chat_autoparser::handlers::{detect_handler, make_parser};
+//!
+//! let template = "{{ '<|start|>assistant<|channel|>final<|message|>' }}…<|constrain|>…<|call|>";
+//! let handler = detect_handler(template);
+//! let gp = "<|start|>assistant";
+//! let mut parser = make_parser(handler, &RequestOptions::default(), gp);
+//! let mut deltas = Vec::new();
+//! parser.push(gp, &mut deltas);
+//! for chunk in ["<|channel|>analysis<|message|>Hmm<|end|>", "<|start|>assistant<|channel|>final<|mess", "age|>Hi!"] {
+//!     parser.push(chunk, &mut deltas);
+//! }
+//! parser.finish(false, &mut deltas).unwrap();
+//! let msg = Message::from_deltas(&deltas);
+//! assert_eq!((msg.reasoning_content.as_str(), msg.content.as_str()), ("Hmm", "Hi!"));
+//! ```
 
 use crate::analysis::Handler;
 use crate::api::RequestOptions;

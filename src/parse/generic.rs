@@ -130,20 +130,22 @@ impl GenericParser {
         let State::Tool { pair, body, at: t_at, json: Some(j) } = &mut self.state else {
             return 0;
         };
-        if body.is_empty() {
+        if body.trim().is_empty() {
+            // Leading whitespace is kept in the body so a non-JSON flush loses nothing.
             let ws = rest.len() - rest.trim_start().len();
+            body.push_str(head(rest, ws));
             match rest.get(ws..).and_then(|t| t.chars().next()) {
-                None => return ws,
-                Some(c) if JsonExtent::starts_container(c) => {}
-                Some(_) => {
-                    let (pair, t_at) = (*pair, *t_at);
+                Some(c) if JsonExtent::starts_container(c) && ws == 0 => {}
+                Some(c) if !JsonExtent::starts_container(c) => {
+                    let (pair, body) = (*pair, std::mem::take(body));
                     self.state = State::Content;
                     self.diags.add(at + ws, "tool-call marker not followed by JSON, kept as content");
-                    let start = self.config.tool_call_markers.get(pair).map_or("", |p| p.0.as_str()).to_string();
-                    let _ = t_at;
-                    self.content(&start, out);
+                    let mut s = self.config.tool_call_markers.get(pair).map_or("", |p| p.0.as_str()).to_string();
+                    s.push_str(&body);
+                    self.content(&s, out);
                     return ws;
                 }
+                _ => return ws,
             }
         }
         match j.feed(rest) {
