@@ -70,7 +70,23 @@ fn flatten(v: &Value, path: String, out: &mut BTreeMap<String, Value>) {
 }
 
 /// Known, deliberate differences: (template, field, reason).
-const KNOWN: &[(&str, &str, &str)] = &[];
+const KNOWN: &[(&str, &str, &str)] = &[
+    (
+        "Bielik-11B-v3.0-Instruct.jinja",
+        "content.requiresNonnullContent",
+        "the template calls content.lstrip(); with content null Jinja2 (and our renderer) raise, llama.cpp's engine tolerates it. We render with \"\" and record that null content must be avoided",
+    ),
+    (
+        "Qwen-Qwen3-0.6B.jinja",
+        "content.requiresNonnullContent",
+        "same: string methods on null content raise in Jinja2, not in llama.cpp's engine",
+    ),
+    (
+        "NVIDIA-Nemotron-Nano-v2.jinja",
+        "reasoning.start",
+        "workaround value: the generation prompt ends with `<think>\\n` and the model continues after it; llama.cpp's snapshot had `<think>\\n\\n`, its current source `<think>\\n`",
+    ),
+];
 
 #[test]
 fn analysis_matches_llama_cpp() {
@@ -103,8 +119,15 @@ fn analysis_matches_llama_cpp() {
     for f in &failures {
         println!("DIFF {f}");
     }
-    assert!(templates_ok >= 0 && fields_ok >= 0);
+    for (t, f, why) in KNOWN {
+        println!("KNOWN {t} {f}: {why}");
+    }
+    assert!(failures.is_empty(), "{} unexpected field differences", failures.len());
+    assert_eq!((templates_ok, fields_ok), (templates_total, fields_total));
 }
+
+/// Comparisons that match today (see the causes listed in the test).
+const FLOOR_DIFFS: usize = 499;
 
 /// Every comparison of analysis-diffs.jsonl, in order, against ours (for every template).
 #[test]
@@ -144,9 +167,16 @@ fn diffs_match_llama_cpp() {
             failures.push(format!("{name}: {} extra comparisons", ours.len() - theirs.len()));
         }
     }
+    // Known causes of the remaining differences, all on the rendering side:
+    // - an empty conversation: templates index messages[0]; Jinja2 (and we) raise, llama.cpp's
+    //   engine does not, so we take the fallback user-start probe (an extra comparison);
+    // - `list.append` (Kimi K2), `None.lstrip()` (Bielik, Qwen3), undefined `functions`
+    //   (Firefunction) raise here and not in llama.cpp;
+    // - `not x is defined` precedence (rwkv-world): llama.cpp reads `(not x) is defined`;
+    // - whitespace control differences in a few long templates (Command R+).
     println!("analysis diffs: {ok}/{total} comparisons match");
     for f in failures.iter().filter(|f| std::env::var("DIFF_FILTER").map_or(true, |x| f.contains(&x))) {
         println!("DIFF {f}");
     }
-    assert!(ok >= 0);
+    assert!(ok >= FLOOR_DIFFS, "comparisons matching fell below {FLOOR_DIFFS}");
 }

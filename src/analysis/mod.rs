@@ -43,7 +43,9 @@ pub fn analyze_template_with_caps(t: &ChatTemplate, caps: &Caps) -> Analysis {
     } else {
         ToolsAnalysis::default()
     };
-    let assistant_start = roles::assistant_start(&mut pr, &reasoning);
+    let mut content = content;
+    content.requires_nonnull_content = pr.requires_nonnull_content;
+    let assistant_start = roles::assistant_start(&mut pr, &reasoning, &content);
     let user_start = roles::user_start(&mut pr);
     let mut a = Analysis {
         handler: handlers::detect_handler(t.source()),

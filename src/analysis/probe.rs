@@ -42,8 +42,8 @@ impl Params {
         Params { tools: Some(probe_tools()), ..Params::new(messages) }
     }
 
-    fn context(&self) -> Value {
-        let mut ctx = Map::new();
+    fn context(&self, extra: &Map<String, Value>) -> Value {
+        let mut ctx = extra.clone();
         ctx.insert("messages".into(), Value::Array(self.messages.clone()));
         if let Some(t) = &self.tools {
             ctx.insert("tools".into(), t.clone());
@@ -134,15 +134,72 @@ pub struct Prober<'t> {
     pub diagnostics: Vec<String>,
     /// Set by a step that could not do its part (not by probes a template merely refuses).
     pub incomplete: bool,
+    /// Variables the template reads but the probes do not define (e.g. `functions`), given as "".
+    extra: Map<String, Value>,
+    /// A probe with `content: null` only rendered once the null was replaced by "".
+    pub requires_nonnull_content: bool,
+}
+
+/// Most variables a template may read without defining before we give up.
+const MAX_EXTRA_VARS: usize = 8;
+
+/// `name` from a render error "`name` is undefined", if `name` is a plain identifier.
+fn undefined_variable(err: &str) -> Option<&str> {
+    let end = err.find("` is undefined")?;
+    let start = err[..end].rfind('`')? + 1;
+    let name = &err[start..end];
+    (!name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')).then_some(name)
+}
+
+/// The messages with every `content: null` replaced by "" (None when there is none).
+fn without_null_content(p: &Params) -> Option<Params> {
+    let mut q = p.clone();
+    let mut changed = false;
+    for m in &mut q.messages {
+        if let Some(c) = m.get_mut("content").filter(|c| c.is_null()) {
+            *c = "".into();
+            changed = true;
+        }
+    }
+    changed.then_some(q)
 }
 
 impl<'t> Prober<'t> {
     pub fn new(template: &'t ChatTemplate) -> Self {
-        Prober { template, diffs: Vec::new(), diagnostics: Vec::new(), incomplete: false }
+        Prober {
+            template,
+            diffs: Vec::new(),
+            diagnostics: Vec::new(),
+            incomplete: false,
+            extra: Map::new(),
+            requires_nonnull_content: false,
+        }
     }
 
-    pub fn render(&self, p: &Params) -> crate::Result<String> {
-        self.template.render(&p.context())
+    /// Render a probe. Two recoveries, both general: a template that reads a variable the caller
+    /// is expected to provide (`functions`, `datetime`, …) gets it as "", and one that cannot take
+    /// `content: null` gets "" (remembered as `requires_nonnull_content`).
+    pub fn render(&mut self, p: &Params) -> crate::Result<String> {
+        loop {
+            match self.template.render(&p.context(&self.extra)) {
+                Ok(s) => return Ok(s),
+                Err(e) => {
+                    let msg = e.to_string();
+                    match undefined_variable(&msg) {
+                        Some(name) if self.extra.len() < MAX_EXTRA_VARS && !self.extra.contains_key(name) => {
+                            self.diagnostics.push(format!("template reads undefined `{name}`; probing with \"\""));
+                            self.extra.insert(name.to_string(), "".into());
+                        }
+                        _ => {
+                            let Some(q) = without_null_content(p) else { return Err(e) };
+                            let out = self.template.render(&q.context(&self.extra))?;
+                            self.requires_nonnull_content = true;
+                            return Ok(out);
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Render `a` and `modify(a)`, split the outputs, record the comparison under `step`.
