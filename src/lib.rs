@@ -26,3 +26,7 @@ pub use template::{render_template, ChatTemplate, RenderOptions};
 pub fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
