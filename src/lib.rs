@@ -12,6 +12,7 @@
 
 pub mod analysis;
 pub mod api;
+pub mod gbnf;
 pub mod parse;
 mod error;
 pub mod template;
