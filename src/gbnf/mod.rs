@@ -5,7 +5,9 @@ pub mod builder;
 pub mod check;
 pub mod ir;
 pub mod print;
+pub mod schema;
 
 pub use builder::GrammarBuilder;
 pub use check::{check_grammar, CheckResult, ParsedGrammar};
 pub use ir::{Expr, Rule};
+pub use schema::SchemaConverter;
