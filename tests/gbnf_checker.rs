@@ -86,3 +86,38 @@ fn checker_rejects_corruptions_of_llama_cpp_texts() {
     assert!(tried > 20);
     assert_eq!(rejected, tried);
 }
+
+/// Mutated llama.cpp grammars and texts never panic the parser or the checker (they may be errors).
+#[test]
+fn mutations_never_panic() {
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let samples: Vec<(String, String)> = common::load_jsonl("cases.jsonl")
+        .into_iter()
+        .filter_map(|c| Some((c["prompt_side"]["grammar"].as_str()?.to_string(), c["grammar_check"]["constrained_text"].as_str().unwrap_or("").to_string())))
+        .take(40)
+        .collect();
+    let pieces = ["(", ")", "\"", "[", "]", "\\", "{", "}", "{2,1}", "*", "|", "\n", "::=", "<", "!", "\\x", "\\U0011FFFF", "é", "#"];
+    let mut runs = 0;
+    for (g, text) in &samples {
+        for _ in 0..25 {
+            let chars: Vec<char> = g.chars().collect();
+            let at = (next() as usize) % (chars.len() + 1);
+            let piece = pieces[(next() as usize) % pieces.len()];
+            let mutated: String = chars[..at].iter().collect::<String>() + piece + &chars[at..].iter().collect::<String>();
+            if let Ok(p) = ParsedGrammar::parse(&mutated) {
+                let tchars: Vec<char> = text.chars().collect();
+                let cut = (next() as usize) % (tchars.len() + 1);
+                let _ = p.check(&tchars[..cut].iter().collect::<String>());
+            }
+            runs += 1;
+        }
+    }
+    println!("mutated grammars run without panic: {runs}");
+    assert!(runs >= 500);
+}

@@ -735,3 +735,18 @@ mod tests {
         assert!(!acc("root ::= root\n", "a"));
     }
 }
+
+#[cfg(test)]
+mod limit_tests {
+    use super::*;
+
+    #[test]
+    fn state_cap_is_a_clear_error() {
+        // Right recursion costs Earley O(n^2) items: a long text hits the cap instead of running on.
+        let text = "a".repeat(4000);
+        let e = check_grammar("root ::= a\na ::= | [a] a\n", &text).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Limit);
+        // The same language written with `*` (left-recursive desugaring) stays linear.
+        assert!(check_grammar("root ::= [a]*\n", &text).unwrap().accepted);
+    }
+}

@@ -1,5 +1,15 @@
 //! GBNF grammars for constrained decoding: an IR, a printer, JSON Schema conversion, tool-call
 //! grammars built from an [`Analysis`](crate::analysis::Analysis), and a checker.
+//!
+//! Pipeline: [`ir`] (`Expr`, `Rule`) → [`builder`] (names, shared JSON rules, `until` automata) →
+//! [`print`] (the only place that escapes). [`schema`] and [`tools`] build IR; [`check`] parses any
+//! llama.cpp GBNF text and recognizes texts with an Earley parser.
+//!
+//! # Limits
+//! - Schemas: `pattern`, `format` and numeric bounds are accepted as the plain type.
+//! - The checker treats `<token>` as its text, `<[id]>` as unmatchable and `!<…>` as any character.
+//! - The checker is quadratic on right-recursive rules (the `until` automata of raw values): texts of
+//!   several thousand characters inside one such rule hit [`check::MAX_ITEMS`] and return a `Limit` error.
 
 pub mod builder;
 pub mod check;

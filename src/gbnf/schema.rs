@@ -151,6 +151,9 @@ impl<'a> SchemaConverter<'a> {
                 if min == 0 && max.is_none() {
                     return Ok(self.b.json_string());
                 }
+                if max.is_some_and(|m| m < min) {
+                    return Err(schema_err("maxLength below minLength"));
+                }
                 let ch = self.b.json_char();
                 let body = Expr::seq([Expr::lit("\""), Expr::repeat(ch, min, max), Expr::lit("\"")]);
                 Ok(self.b.add(hint, body))
@@ -297,6 +300,9 @@ impl<'a> SchemaConverter<'a> {
             };
             let min = obj.get("minItems").and_then(Value::as_u64).map_or(0, clamp);
             let max = obj.get("maxItems").and_then(Value::as_u64).map(clamp);
+            if max.is_some_and(|m| m < min) {
+                return Err(schema_err("maxItems below minItems"));
+            }
             if max == Some(0) {
                 Expr::Empty
             } else {
