@@ -15,6 +15,7 @@
 pub mod analysis;
 pub mod api;
 pub mod gbnf;
+pub mod handlers;
 pub mod parse;
 mod error;
 pub mod template;
@@ -29,3 +30,7 @@ pub use template::{render_template, ChatTemplate, RenderOptions};
 pub fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -2,7 +2,7 @@
 //! grammars built from an [`Analysis`](crate::analysis::Analysis), and a checker.
 //!
 //! Pipeline: [`ir`] (`Expr`, `Rule`) → [`builder`] (names, shared JSON rules, `until` automata) →
-//! [`print`] (the only place that escapes). [`schema`] and [`tools`] build IR; [`check`] parses any
+//! [`print`](mod@print) (the only place that escapes). [`schema`] and [`tools`] build IR; [`check`] parses any
 //! llama.cpp GBNF text and recognizes texts with an Earley parser.
 //!
 //! # Limits

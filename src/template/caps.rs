@@ -1,6 +1,7 @@
 //! Template capabilities, found by rendering probe conversations (never by name).
 
 use serde::{Deserialize, Serialize};
+use serde_json::{json, Value as Json};
 
 /// What a template supports. Same flags as llama.cpp's `jinja::caps`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -18,6 +19,53 @@ pub struct Caps {
 }
 
 /// Probe a template's capabilities by rendering small conversations and looking for needles.
-pub(crate) fn probe(_t: &super::ChatTemplate) -> Caps {
-    Caps::default()
+/// A render that fails counts as "not supported".
+pub(crate) fn probe(t: &super::ChatTemplate) -> Caps {
+    let render = |messages: Json, tools: Option<Json>| -> String {
+        let mut ctx = json!({ "messages": messages, "add_generation_prompt": false });
+        if let Some(tools) = tools {
+            ctx["tools"] = tools;
+        }
+        t.render(&ctx).unwrap_or_default()
+    };
+    let user = |content: Json| json!({ "role": "user", "content": content });
+    let call = |name: &str, args: Json| {
+        json!({ "id": "call_1___", "type": "function", "function": { "name": name, "arguments": args } })
+    };
+    let calls_msg = |calls: Json| json!({ "role": "assistant", "content": "", "tool_calls": calls });
+    let mut caps = Caps::default();
+
+    caps.supports_string_content = render(json!([user(json!("user_needle"))]), None).contains("user_needle");
+    // Typed content parts count only where plain strings do not work (as llama.cpp reports it).
+    caps.supports_typed_content = !caps.supports_string_content && render(json!([user(json!([{ "type": "text", "text": "user_needle" }]))]), None)
+        .contains("user_needle");
+    caps.supports_system_role =
+        render(json!([{ "role": "system", "content": "<System Needle>" }, user(json!("Hey"))]), None)
+            .contains("<System Needle>");
+    let tool = json!([{ "type": "function", "function": { "name": "some_tool", "description": "Some tool.",
+        "parameters": { "type": "object", "properties": { "arg": { "type": "string", "description": "Some argument." } },
+        "required": ["arg"] } } }]);
+    caps.supports_tools = render(json!([user(json!("Hey"))]), Some(tool.clone())).contains("some_tool");
+
+    let args = json!({ "argument_needle": "print('Hello, World!')" });
+    // The argument name shows in any format: JSON (`"argument_needle":`), Python dicts, or tags.
+    let renders_args = |out: &str| out.contains("argument_needle");
+    let with_calls = |calls: Json| render(json!([user(json!("Hey")), calls_msg(calls)]), Some(tool.clone()));
+    let str_args = renders_args(&with_calls(json!([call("ipython", json!(args.to_string()))])));
+    let obj_args = renders_args(&with_calls(json!([call("ipython", args.clone())])));
+    caps.supports_tool_calls = str_args || obj_args;
+    caps.supports_object_arguments = obj_args;
+    if caps.supports_tool_calls {
+        let a = if obj_args { args.clone() } else { json!(args.to_string()) };
+        let out = with_calls(json!([call("test_tool1", a.clone()), call("test_tool2", a)]));
+        caps.supports_parallel_tool_calls = out.contains("test_tool1") && out.contains("test_tool2");
+    }
+    let reasoning = render(
+        json!([user(json!("Hey")),
+            { "role": "assistant", "content": "Hi", "reasoning_content": "reasoning_needle" },
+            user(json!("Again"))]),
+        None,
+    );
+    caps.supports_preserve_reasoning = reasoning.contains("reasoning_needle");
+    caps
 }

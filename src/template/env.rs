@@ -30,6 +30,8 @@ pub fn build_environment(limits: Limits, now: i64) -> Environment<'static> {
     env.set_recursion_limit(limits.recursion);
     env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
     env.add_filter("tojson", tojson);
+    env.add_function("namespace", super::pylist::namespace);
+    super::pylist::add_generator_filters(&mut env);
     env.add_function("raise_exception", |msg: String| -> Result<Value, Error> {
         Err(Error::new(ErrorKind::InvalidOperation, msg))
     });
@@ -37,6 +39,11 @@ pub fn build_environment(limits: Limits, now: i64) -> Environment<'static> {
         Ok(Value::from(strftime(&fmt, now)))
     });
     env.set_formatter(python_formatter);
+    // Python: None and numbers are not iterable; Jinja2's Undefined is.
+    env.add_test("iterable", |v: Value| {
+        matches!(v.kind(), ValueKind::Seq | ValueKind::Map | ValueKind::Iterable | ValueKind::String | ValueKind::Undefined)
+            || v.try_iter().is_ok() && !matches!(v.kind(), ValueKind::None | ValueKind::Number | ValueKind::Bool)
+    });
     env
 }
 

@@ -2,6 +2,7 @@
 
 mod caps;
 mod env;
+mod pylist;
 mod render;
 mod tojson;
 

@@ -14,7 +14,7 @@ use std::io::Write;
 pub struct RenderOptions {
     /// Unix time in seconds (fractions allowed) that `strftime_now` formats; default: the current time.
     pub now: Option<f64>,
-    /// Fuel per render (≈ template instructions). Default 3,000,000: a large real template uses < 5%.
+    /// Fuel per render (≈ template instructions). Default 1,000,000: the largest shared template uses a few percent.
     pub fuel: Option<u64>,
     /// Maximum nesting depth of loops / macro calls. Default 200.
     pub recursion_limit: Option<usize>,
@@ -32,7 +32,7 @@ impl Default for RenderOptions {
     }
 }
 
-const DEFAULT_FUEL: u64 = 3_000_000;
+const DEFAULT_FUEL: u64 = 1_000_000;
 const DEFAULT_RECURSION: usize = 200;
 const DEFAULT_MAX_OUTPUT: usize = 8 << 20;
 /// Templates larger than this are refused outright.
@@ -94,6 +94,7 @@ impl ChatTemplate {
 
     /// Render with a context map (avoids a clone when the caller builds the map).
     pub fn render_map(&self, mut ctx: Map<String, Json>) -> Result<String> {
+        check_depth(&ctx)?;
         if !ctx.contains_key("bos_token") {
             ctx.insert("bos_token".into(), self.options.bos_token.clone().unwrap_or_default().into());
         }
@@ -116,6 +117,25 @@ impl ChatTemplate {
     pub fn caps(&self) -> &Caps {
         self.caps.get_or_init(|| super::caps::probe(self))
     }
+}
+
+/// Deepest context nesting accepted; real chat contexts (schemas in tools) stay far below.
+const MAX_CONTEXT_DEPTH: usize = 100;
+
+/// Refuse absurdly nested contexts before they reach recursive code (checked iteratively).
+fn check_depth(ctx: &Map<String, Json>) -> Result<()> {
+    let mut stack: Vec<(&Json, usize)> = ctx.values().map(|v| (v, 1)).collect();
+    while let Some((v, depth)) = stack.pop() {
+        if depth > MAX_CONTEXT_DEPTH {
+            return Err(Error::new(ErrorKind::InvalidInput, format!("context is nested deeper than {MAX_CONTEXT_DEPTH} levels")));
+        }
+        match v {
+            Json::Array(a) => stack.extend(a.iter().map(|x| (x, depth + 1))),
+            Json::Object(o) => stack.extend(o.values().map(|x| (x, depth + 1))),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Render `source` once with `context`.
@@ -207,9 +227,10 @@ fn rewrite_generation_blocks(source: &str) -> String {
 /// Map a minijinja error to ours, with line and column into the original source.
 pub(crate) fn convert_error(e: minijinja::Error, source: &str) -> Error {
     use minijinja::ErrorKind as K;
-    let detail = match e.detail() {
-        Some(d) => format!("{}: {d}", e.kind()),
-        None => e.kind().to_string(),
+    let detail = match (e.kind(), e.detail()) {
+        (K::SyntaxError, Some(d)) => d.to_string(),
+        (_, Some(d)) => format!("{}: {d}", e.kind()),
+        (_, None) => e.kind().to_string(),
     };
     let kind = match e.kind() {
         K::SyntaxError | K::BadEscape | K::InvalidDelimiter => ErrorKind::TemplateSyntax,

@@ -9,6 +9,7 @@ use minijinja::{Error, ErrorKind};
 use std::fmt::Write;
 
 struct Style {
+    ensure_ascii: bool,
     indent: Option<String>,
     item_sep: String,
     key_sep: String,
@@ -28,7 +29,7 @@ pub fn tojson(value: &Value, indent: Option<Value>, kwargs: Kwargs) -> Result<Va
             return Err(Error::new(ErrorKind::InvalidOperation, "tojson: indent must be an integer or a string"));
         }),
     };
-    let _: Option<bool> = kwargs.get("ensure_ascii")?;
+    let ensure_ascii = kwargs.get::<Option<bool>>("ensure_ascii")?.unwrap_or(false);
     let separators: Option<Value> = kwargs.get("separators")?;
     let sort_keys = kwargs.get::<Option<bool>>("sort_keys")?.unwrap_or(false);
     kwargs.assert_all_used()?;
@@ -45,7 +46,7 @@ pub fn tojson(value: &Value, indent: Option<Value>, kwargs: Kwargs) -> Result<Va
         _ if indent.is_some() => (",".to_string(), ": ".to_string()),
         _ => (", ".to_string(), ": ".to_string()),
     };
-    let style = Style { indent, item_sep, key_sep, sort_keys };
+    let style = Style { ensure_ascii, indent, item_sep, key_sep, sort_keys };
     let mut out = String::new();
     write_value(&mut out, value, &style, 0)?;
     Ok(Value::from_safe_string(out))
@@ -71,8 +72,12 @@ fn write_value(out: &mut String, value: &Value, style: &Style, depth: usize) -> 
         ValueKind::None => out.push_str("null"),
         ValueKind::Bool => out.push_str(if value.is_true() { "true" } else { "false" }),
         ValueKind::Number => write_number(out, value),
-        ValueKind::String => write_string(out, value.as_str().unwrap_or_default()),
-        ValueKind::Seq | ValueKind::Iterable => {
+        ValueKind::String => write_string(out, value.as_str().unwrap_or_default(), style.ensure_ascii),
+        // Python: `map`/`select` give generators, which json.dumps refuses.
+        ValueKind::Iterable => {
+            return Err(Error::new(ErrorKind::InvalidOperation, "tojson: Object of type generator is not JSON serializable"))
+        }
+        ValueKind::Seq => {
             let items: Vec<Value> = value.try_iter()?.collect();
             if items.is_empty() {
                 out.push_str("[]");
@@ -108,7 +113,7 @@ fn write_value(out: &mut String, value: &Value, style: &Style, depth: usize) -> 
                     out.push_str(&style.item_sep);
                 }
                 newline(out, style, depth + 1);
-                write_string(out, k);
+                write_string(out, k, style.ensure_ascii);
                 out.push_str(&style.key_sep);
                 write_value(out, v, style, depth + 1)?;
             }
@@ -176,7 +181,7 @@ pub fn python_float_repr(f: f64) -> String {
     }
 }
 
-fn write_string(out: &mut String, s: &str) {
+fn write_string(out: &mut String, s: &str, ensure_ascii: bool) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -189,6 +194,12 @@ fn write_string(out: &mut String, s: &str) {
             '\u{0c}' => out.push_str("\\f"),
             c if (c as u32) < 0x20 => {
                 let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c if ensure_ascii && !c.is_ascii() => {
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    let _ = write!(out, "\\u{:04x}", u);
+                }
             }
             c => out.push(c),
         }

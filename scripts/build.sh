@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Build the wasm package: pkg/node (CommonJS for Node), pkg/web (ESM for browsers and bundlers),
+# and a copy of the web build in www/pkg for the playground.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"   # npm binaryen's wasm-opt, pinned CLIs
+
+wasm-pack --quiet build --release --target nodejs --out-dir pkg/node --out-name chat_autoparser
+wasm-pack --quiet build --release --target web --out-dir pkg/web --out-name chat_autoparser
+# wasm-pack's generated manifests and ignore files are not ours: the root package.json is the manifest.
+rm -f pkg/node/.gitignore pkg/web/.gitignore pkg/node/README.md pkg/web/README.md
+cp src/wasm/index.mjs pkg/node/index.mjs
+cp src/wasm/chat_autoparser.d.ts pkg/node/chat_autoparser.d.ts
+cp src/wasm/chat_autoparser.d.ts pkg/web/chat_autoparser.d.ts
+rm -rf www/pkg && mkdir -p www/pkg && cp pkg/web/chat_autoparser.js pkg/web/chat_autoparser_bg.wasm www/pkg/
+printf 'built: pkg/node, pkg/web, www/pkg (%s bytes wasm)\n' "$(wc -c < pkg/web/chat_autoparser_bg.wasm)"

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Install everything the build and the tests need, idempotently, from the registries only
+# (crates.io, npm, Debian). Safe to run on every `npm start` / `npm test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+WASM_BINDGEN_VERSION=0.2.130   # must equal the `wasm-bindgen = "=…"` pin in Cargo.toml
+WASM_PACK_VERSION=0.15.1
+export PATH="$HOME/.cargo/bin:$PATH"
+
+step() { printf '\n== %s\n' "$*"; }
+
+if ! rustup target list --installed 2>/dev/null | grep -q '^wasm32-unknown-unknown$'; then
+  step "rustup target add wasm32-unknown-unknown"
+  rustup target add wasm32-unknown-unknown
+fi
+
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
+  step "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION"
+  # Not --locked: its lockfile pins a webpki-roots version this registry does not serve.
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --no-default-features --force
+fi
+
+if [ "$(wasm-pack --version 2>/dev/null | awk '{print $2}')" != "$WASM_PACK_VERSION" ]; then
+  step "cargo install wasm-pack $WASM_PACK_VERSION"
+  cargo install wasm-pack --version "$WASM_PACK_VERSION" --locked --force
+fi
+
+if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/typescript ] || [ package.json -nt node_modules/.setup-stamp ]; then
+  step "npm install"
+  if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
+  touch node_modules/.setup-stamp
+fi
+
+if [ "${SKIP_CHROMIUM:-}" != "1" ] && [ ! -x /usr/bin/chromium ]; then
+  step "apt-get install chromium"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh clone: install what is missing, Rust tests (unit + conformance
+# over ../shared), build the wasm package, Node tests over the built package (incl. the browser test).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+bash scripts/setup.sh
+echo; echo "== cargo test"
+mkdir -p target
+log=target/cargo-test.log
+# Full output goes to the log; the console gets the summaries and conformance figures.
+status=0
+cargo test --lib --bins --tests -- --nocapture >"$log" 2>&1 || status=$?
+grep -E '^(test result|[A-Za-z][A-Za-z0-9 _./-]*: [0-9]+ ?/ ?[0-9]+)|FAILED|panicked' "$log" || true
+if [ "$status" -ne 0 ]; then
+  echo "cargo test failed (exit $status); last lines of $log:"; tail -80 "$log"; exit "$status"
+fi
+cargo test --doc >>"$log" 2>&1 || { echo "doc tests failed"; tail -40 "$log"; exit 1; }
+# The core must not depend on wasm crates when built natively.
+if cargo tree -e normal 2>/dev/null | grep -q wasm-bindgen; then echo "wasm-bindgen leaked into the native build"; exit 1; fi
+echo; echo "== build wasm"
+bash scripts/build.sh
+echo; echo "== node --test pkg-tests/"
+node --test --test-reporter=spec pkg-tests/

@@ -1,0 +1,160 @@
+//! Python lists that templates can mutate (`ns.ids.append(x)`).
+//!
+//! minijinja values are immutable, but Hugging Face templates (Jinja2, Python objects underneath) call
+//! `list.append` on lists they keep in a `namespace`. `namespace(...)` is wrapped so that list values
+//! become [`PyList`] objects whose methods mutate in place, as in Python.
+
+use minijinja::value::{from_args, Enumerator, Object, ObjectRepr, Value, ValueKind, ValueOrKwargs};
+use minijinja::{Error, ErrorKind, State};
+use std::sync::{Arc, Mutex};
+
+/// Upper bound on a mutable list, so a template cannot grow memory without limit.
+const MAX_LEN: usize = 100_000;
+
+/// A list with Python's mutating methods.
+#[derive(Debug, Default)]
+pub struct PyList(Mutex<Vec<Value>>);
+
+impl PyList {
+    fn items(&self) -> Vec<Value> {
+        self.0.lock().map(|v| v.clone()).unwrap_or_default()
+    }
+}
+
+impl Object for PyList {
+    fn repr(self: &Arc<Self>) -> ObjectRepr {
+        ObjectRepr::Seq
+    }
+
+    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
+        let items = self.0.lock().ok()?;
+        let idx = key.as_i64()?;
+        let idx = if idx < 0 { items.len() as i64 + idx } else { idx };
+        items.get(usize::try_from(idx).ok()?).cloned()
+    }
+
+    fn enumerate(self: &Arc<Self>) -> Enumerator {
+        Enumerator::Values(self.items())
+    }
+
+    fn call_method(self: &Arc<Self>, _state: &mut State<'_, '_>, method: &str, args: &[Value]) -> Result<Value, Error> {
+        let mut items = self.0.lock().map_err(|_| Error::new(ErrorKind::InvalidOperation, "list poisoned"))?;
+        let grow = |items: &Vec<Value>, n: usize| {
+            if items.len() + n > MAX_LEN {
+                Err(Error::new(ErrorKind::InvalidOperation, "list too long"))
+            } else {
+                Ok(())
+            }
+        };
+        match method {
+            "append" => {
+                let (v,): (Value,) = from_args(args)?;
+                grow(&items, 1)?;
+                items.push(v);
+                Ok(Value::from(()))
+            }
+            "extend" => {
+                let (v,): (Value,) = from_args(args)?;
+                let new: Vec<Value> = v.try_iter()?.collect();
+                grow(&items, new.len())?;
+                items.extend(new);
+                Ok(Value::from(()))
+            }
+            "insert" => {
+                let (i, v): (i64, Value) = from_args(args)?;
+                grow(&items, 1)?;
+                let len = items.len() as i64;
+                let i = if i < 0 { (len + i).max(0) } else { i.min(len) } as usize;
+                items.insert(i, v);
+                Ok(Value::from(()))
+            }
+            "pop" => {
+                let (i,): (Option<i64>,) = from_args(args)?;
+                let len = items.len() as i64;
+                let i = i.unwrap_or(-1);
+                let i = if i < 0 { len + i } else { i };
+                if i < 0 || i >= len {
+                    return Err(Error::new(ErrorKind::InvalidOperation, "pop index out of range"));
+                }
+                Ok(items.remove(i as usize))
+            }
+            _ => Err(Error::from(ErrorKind::UnknownMethod)),
+        }
+    }
+}
+
+/// `namespace(...)` whose list-valued attributes are mutable [`PyList`]s.
+pub fn namespace(defaults: Option<ValueOrKwargs>) -> Result<Value, Error> {
+    let Some(defaults) = defaults else {
+        return minijinja::functions::namespace(None);
+    };
+    let defaults = defaults.into_value();
+    let mut pairs = Vec::new();
+    for key in defaults.try_iter()? {
+        let mut value = defaults.get_item(&key)?;
+        if value.kind() == ValueKind::Seq && value.as_object().is_none_or(|o| o.downcast_ref::<PyList>().is_none()) {
+            let list = PyList(Mutex::new(value.try_iter()?.collect()));
+            value = Value::from_object(list);
+        }
+        if let Some(k) = key.as_str() {
+            pairs.push((k.to_string(), value));
+        }
+    }
+    let map = Value::from(minijinja::value::Kwargs::from_iter(pairs.iter().map(|(k, v)| (k.as_str(), v.clone()))));
+    let (arg,): (Option<ValueOrKwargs>,) = from_args(&[map])?;
+    minijinja::functions::namespace(arg)
+}
+
+/// What Jinja2's `map` / `select` / `reject` / `selectattr` / `rejectattr` return: a Python generator.
+/// It iterates like a list, is always truthy, has no length and is not JSON serializable, as in Python.
+#[derive(Debug)]
+pub struct PyGenerator(Vec<Value>);
+
+impl Object for PyGenerator {
+    fn repr(self: &Arc<Self>) -> ObjectRepr {
+        ObjectRepr::Iterable
+    }
+
+    fn enumerate(self: &Arc<Self>) -> Enumerator {
+        Enumerator::Values(self.0.clone())
+    }
+
+    fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
+        None
+    }
+
+    fn is_true(self: &Arc<Self>) -> bool {
+        true
+    }
+}
+
+/// Wrap a filter result as a generator.
+pub fn generator(items: Vec<Value>) -> Value {
+    Value::from_object(PyGenerator(items))
+}
+
+/// Register the generator-returning filters.
+pub fn add_generator_filters(env: &mut minijinja::Environment<'static>) {
+    use minijinja::filters as f;
+    use minijinja::value::Rest;
+    use std::borrow::Cow;
+    env.add_filter("map", |s: &mut State, v: Value, a: Rest<ValueOrKwargs>| f::map(s, v, a).map(generator));
+    env.add_filter("select", |s: &mut State, v: Value, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
+        f::select(s, v, t, a).map(generator)
+    });
+    env.add_filter("reject", |s: &mut State, v: Value, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
+        f::reject(s, v, t, a).map(generator)
+    });
+    env.add_filter(
+        "selectattr",
+        |s: &mut State, v: Value, at: Cow<'_, str>, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
+            f::selectattr(s, v, at, t, a).map(generator)
+        },
+    );
+    env.add_filter(
+        "rejectattr",
+        |s: &mut State, v: Value, at: Cow<'_, str>, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
+            f::rejectattr(s, v, at, t, a).map(generator)
+        },
+    );
+}

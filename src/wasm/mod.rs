@@ -1,0 +1,67 @@
+//! The JS binding: a thin layer over the core. Compiled only for wasm32.
+
+mod convert;
+
+use crate::template::RenderOptions;
+use convert::{from_js, from_js_opt, js, to_js};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(start)]
+fn start() {
+    console_error_panic_hook::set_once();
+}
+
+/// Fill in `now` from the JS clock: std has no system clock on wasm32-unknown-unknown.
+fn render_options(options: JsValue) -> Result<RenderOptions, JsValue> {
+    let mut opts: RenderOptions = from_js_opt(options, "options")?;
+    if opts.now.is_none() {
+        opts.now = Some(js_sys::Date::now() / 1000.0);
+    }
+    Ok(opts)
+}
+
+/// Library version.
+#[wasm_bindgen]
+pub fn version() -> String {
+    crate::version().to_string()
+}
+
+/// Render a chat template once with a context object.
+#[wasm_bindgen(js_name = renderTemplate)]
+pub fn render_template(source: &str, context: JsValue, options: JsValue) -> Result<String, JsValue> {
+    let ctx: serde_json::Value = from_js(context, "context")?;
+    js(crate::render_template(source, &ctx, render_options(options)?))
+}
+
+/// A compiled chat template.
+#[wasm_bindgen(js_name = ChatTemplate)]
+pub struct JsChatTemplate {
+    inner: crate::ChatTemplate,
+}
+
+#[wasm_bindgen(js_class = ChatTemplate)]
+impl JsChatTemplate {
+    /// Compile a template. Throws on a syntax error (with `line` and `column`).
+    #[wasm_bindgen(constructor)]
+    pub fn new(source: &str, options: JsValue) -> Result<JsChatTemplate, JsValue> {
+        Ok(JsChatTemplate { inner: js(crate::ChatTemplate::new(source, render_options(options)?))? })
+    }
+
+    /// Render with a context object (`messages`, `tools`, `add_generation_prompt`, extras).
+    pub fn render(&self, context: JsValue) -> Result<String, JsValue> {
+        let ctx: serde_json::Value = from_js(context, "context")?;
+        js(self.inner.render(&ctx))
+    }
+
+    /// Capabilities found by probing the template.
+    #[wasm_bindgen(getter)]
+    pub fn caps(&self) -> Result<JsValue, JsValue> {
+        to_js(self.inner.caps())
+    }
+
+    /// The template source.
+    #[wasm_bindgen(getter)]
+    pub fn source(&self) -> String {
+        self.inner.source().to_string()
+    }
+}

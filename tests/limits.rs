@@ -1,0 +1,68 @@
+//! Untrusted templates: every hostile class fails with a clear error within a second, natively.
+
+use chat_autoparser::{render_template, ErrorKind, RenderOptions};
+use std::time::{Duration, Instant};
+
+fn fails_fast(name: &str, source: &str, context: serde_json::Value) {
+    let t0 = Instant::now();
+    let err = render_template(source, &context, RenderOptions::default()).expect_err(name);
+    let took = t0.elapsed();
+    assert!(took < Duration::from_secs(1), "{name}: error took {took:?}");
+    assert!(matches!(err.kind(), ErrorKind::Limit | ErrorKind::Render), "{name}: {err}");
+    assert!(!err.to_string().is_empty());
+}
+
+#[test]
+fn endless_loops_run_out_of_fuel() {
+    fails_fast(
+        "nested loops",
+        "{% for i in range(100000) %}{% for j in range(100000) %}{{ i }}{% endfor %}{% endfor %}",
+        serde_json::json!({}),
+    );
+}
+
+#[test]
+fn runaway_recursion_hits_the_limit() {
+    fails_fast("macro recursion", "{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", serde_json::json!({}));
+}
+
+#[test]
+fn huge_output_hits_the_size_limit() {
+    let t0 = Instant::now();
+    let err = render_template("{% for i in range(10000) %}{{ 'x' * 100000 }}{% endfor %}", &serde_json::json!({}), RenderOptions {
+        fuel: Some(u64::MAX),
+        ..Default::default()
+    })
+    .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Limit, "{err}");
+    assert!(t0.elapsed() < Duration::from_secs(1));
+}
+
+#[test]
+fn deeply_nested_data_is_rejected_or_rendered_without_crashing() {
+    let mut v = serde_json::json!("leaf");
+    for _ in 0..300 {
+        v = serde_json::json!([v]);
+    }
+    let t0 = Instant::now();
+    let r = render_template("{{ messages | tojson }}", &serde_json::json!({ "messages": v }), RenderOptions::default());
+    assert!(r.is_err(), "300-deep nesting is refused");
+    assert!(t0.elapsed() < Duration::from_secs(1));
+}
+
+#[test]
+fn syntax_errors_name_line_and_column() {
+    let err = render_template("line one\n  {% if %}", &serde_json::json!({}), RenderOptions::default()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::TemplateSyntax);
+    let (line, col) = err.location().expect("location");
+    assert_eq!(line, 2);
+    assert!(col >= 3, "column {col}");
+}
+
+#[test]
+fn raise_exception_is_a_render_error_with_the_message() {
+    let err = render_template("{{ raise_exception('no system role') }}", &serde_json::json!({}), RenderOptions::default())
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Render);
+    assert!(err.to_string().contains("no system role"), "{err}");
+}
