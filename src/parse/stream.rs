@@ -31,6 +31,8 @@ pub struct StreamParser {
     initial: Vec<Delta>,
     failed: Option<Error>,
     finished: bool,
+    /// Deltas of a `finish` that failed (already applied to `message`), until taken.
+    unreturned: Vec<Delta>,
 }
 
 impl std::fmt::Debug for StreamParser {
@@ -56,7 +58,7 @@ impl StreamParser {
         for d in &initial {
             message.apply(d);
         }
-        Ok(StreamParser { inner, message, is_partial: options.is_partial, initial, failed: None, finished: false })
+        Ok(StreamParser { inner, message, is_partial: options.is_partial, initial, failed: None, finished: false, unreturned: Vec::new() })
     }
 
     /// A parser whose generation prompt is rendered from `template` for the request in `options`.
@@ -99,9 +101,16 @@ impl StreamParser {
             Ok(()) => Ok(out),
             Err(e) => {
                 self.failed = Some(e.clone());
+                self.unreturned = out;
                 Err(e)
             }
         }
+    }
+
+    /// The deltas produced by a [`Self::finish`] that returned an error (they come before the
+    /// error: the message already contains them). Empty once taken.
+    pub fn take_failed_deltas(&mut self) -> Vec<Delta> {
+        std::mem::take(&mut self.unreturned)
     }
 
     /// The message as parsed so far.
