@@ -270,6 +270,10 @@ impl AutoParser {
         let mut idle = 0;
         loop {
             let text = buf.get(pos..).unwrap_or("");
+            // Text states have nothing to do without text: skip the empty step (streaming hot path).
+            if text.is_empty() && !eof && matches!(self.state, State::Content | State::Reasoning | State::Wrapped) {
+                break;
+            }
             let uncommitted_call = matches!(self.state, State::Tool(_)) && !self.call.committed;
             let abs = self.base + pos;
             match self.step(text, abs, eof, out) {
@@ -297,10 +301,13 @@ impl AutoParser {
                 break;
             }
         }
+        let mut buf = buf;
         let pos = pos.min(buf.len());
         self.base += pos;
         self.scanned = self.scanned.saturating_sub(pos);
-        self.buf = buf.get(pos..).unwrap_or("").to_string();
+        // Keep the allocation: only the held-back tail remains.
+        buf.drain(..pos);
+        self.buf = buf;
     }
 
     /// A tool call broke: roll it back into content if nothing of it was emitted yet.

@@ -21,6 +21,8 @@ pub struct Marker {
     pub lead: String,
     /// Whitespace after the core.
     pub trail: String,
+    /// `lead + core`, precomputed for holdback checks.
+    lead_core: String,
 }
 
 /// Result of expecting a marker at the start of a text.
@@ -44,7 +46,8 @@ impl Marker {
         } else {
             (s[..lead_len].to_string(), s[lead_len + core.len()..].to_string())
         };
-        Marker { full: s.to_string(), core: core.to_string(), lead, trail }
+        let lead_core = format!("{lead}{core}");
+        Marker { full: s.to_string(), core: core.to_string(), lead, trail, lead_core }
     }
 
     /// True when the marker has no core (absent or all whitespace).
@@ -71,7 +74,9 @@ impl Marker {
     /// First occurrence of the core in `text`: (start, end) where `start` also covers the marker's
     /// leading whitespace when the text has it right before the core.
     pub fn find(&self, text: &str) -> Option<(usize, usize)> {
-        if self.core.is_empty() {
+        let first = *self.core.as_bytes().first()?;
+        // Cheap rejection first: most streamed chunks contain no marker byte at all.
+        if !text.as_bytes().contains(&first) {
             return None;
         }
         let p = text.find(self.core.as_str())?;
@@ -83,14 +88,15 @@ impl Marker {
     /// How many trailing bytes of `text` could still be the start of this marker (its leading
     /// whitespace included), so they must be held back.
     pub fn holdback(&self, text: &str) -> usize {
-        if self.core.is_empty() {
+        let Some(&first) = self.lead_core.as_bytes().first().filter(|_| !self.core.is_empty()) else { return 0 };
+        let tail = text.as_bytes();
+        let window = tail.get(tail.len().saturating_sub(self.lead_core.len())..).unwrap_or(tail);
+        let core_first = self.core.as_bytes().first().copied().unwrap_or(first);
+        // Only a tail holding the marker's first byte can be a partial marker.
+        if !window.contains(&first) && !window.contains(&core_first) {
             return 0;
         }
-        let with_lead = if self.lead.is_empty() {
-            0
-        } else {
-            super::scan::held_back_len(text, &[&format!("{}{}", self.lead, self.core)])
-        };
+        let with_lead = if self.lead.is_empty() { 0 } else { super::scan::held_back_len(text, &[self.lead_core.as_str()]) };
         with_lead.max(super::scan::held_back_len(text, &[self.core.as_str()]))
     }
 }
