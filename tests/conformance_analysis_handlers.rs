@@ -164,3 +164,25 @@ fn dedicated_handlers_match_llama_cpp() {
         assert_eq!(chat_autoparser::analysis::detect_handler(&common::template_source(name)), want, "{name}");
     }
 }
+
+/// No marker may contain a probe string (llama.cpp leaks them in 5 templates: analysis_probe_leaks).
+#[test]
+fn no_probe_strings_leak_into_markers() {
+    const PROBES: &[&str] = &["FFF_FIRST_FUN_F", "SSS_SECOND_FUN_S", "AA_ARG_FST_AA", "BB_ARG_SND_BB", "call00001", "call99999", "XXXX", "YYYY", "U_USER_MSG", "A_ASST_MSG", "REASON_PART"];
+    let mut leaks = Vec::new();
+    let records = common::load_jsonl("analysis.jsonl");
+    for r in &records {
+        let name = r["template"].as_str().unwrap_or_default();
+        let mut a = analysis_json(name);
+        for k in ["diffs", "diagnostics", "caps"] {
+            a.as_object_mut().map(|m| m.remove(k));
+        }
+        let text = a.to_string();
+        leaks.extend(PROBES.iter().filter(|p| text.contains(*p)).map(|p| format!("{name}: {p}")));
+    }
+    println!("probe leaks: {} in {} templates", leaks.len(), records.len());
+    for l in &leaks {
+        println!("LEAK {l}");
+    }
+    assert!(leaks.is_empty());
+}
