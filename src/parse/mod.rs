@@ -40,4 +40,5 @@ pub mod marker;
 pub mod prompt;
 pub mod stream;
 
+pub use prompt::generation_prompt;
 pub use stream::{parse_output, StreamParser};

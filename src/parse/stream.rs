@@ -14,13 +14,8 @@ use super::OutputParser;
 use crate::analysis::types::{Analysis, Handler};
 use crate::api::{Delta, Diagnostic, Message, RequestOptions};
 use crate::template::ChatTemplate;
-use crate::{Error, ErrorKind, Result};
+use crate::{Error, Result};
 
-/// Parser for the dedicated (non-autoparser) handlers. Stub until the handlers module is wired in:
-/// the lead replaces the body with `crate::handlers::make_parser(handler, analysis, options)`.
-fn dedicated_handler_parser(handler: Handler, _analysis: &Analysis, _options: &RequestOptions) -> Result<Box<dyn OutputParser>> {
-    Err(Error::new(ErrorKind::Analysis, format!("no parser for handler {handler:?} in this build")))
-}
 
 /// Streaming parser of model output into an OpenAI-style message.
 pub struct StreamParser {
@@ -45,13 +40,14 @@ impl StreamParser {
     /// A parser for a template described by `analysis`, whose prompt ended with `generation_prompt`
     /// (see [`generation_prompt`]; for continued messages, including the prefill).
     pub fn new(analysis: &Analysis, generation_prompt: &str, options: &RequestOptions) -> Result<StreamParser> {
-        let prefill = parser_prefill(analysis, generation_prompt, options);
         let mut initial = Vec::new();
         let inner: Box<dyn OutputParser> = if analysis.handler == Handler::Autoparser {
+            let prefill = parser_prefill(analysis, generation_prompt, options);
             Box::new(AutoParser::new(analysis, options, &prefill))
         } else {
-            let mut p = dedicated_handler_parser(analysis.handler, analysis, options)?;
-            p.push(&prefill, &mut initial);
+            // The dedicated parsers read the whole generation prompt (as llama.cpp parses prompt + output).
+            let mut p = crate::handlers::make_parser(analysis.handler, options, generation_prompt);
+            p.push(generation_prompt, &mut initial);
             p
         };
         let mut message = Message::default();
