@@ -108,3 +108,42 @@ fn reasoning_format_none_keeps_markers_in_content() {
     let m = parse_output(a, gp, "hmm\n</think>\n\nHi", &RequestOptions::default()).unwrap();
     assert_eq!((m.content.as_str(), m.reasoning_content.as_str()), ("Hi", "hmm"));
 }
+
+/// A synthetic TAG_WITH_JSON layout with the call id at `pos`.
+fn id_layout(pos: &str, prefix: &str, suffix: &str, name_suffix: &str) -> chat_autoparser::analysis::types::Analysis {
+    let mut a = chat_autoparser::analysis::types::Analysis::default();
+    a.tools.format.mode = chat_autoparser::analysis::types::ToolFormat::TagWithJson;
+    a.tools.format.per_call_start = "<call>".into();
+    a.tools.format.per_call_end = "</call>".into();
+    a.tools.function.name_suffix = name_suffix.into();
+    a.tools.call_id.pos = serde_json::from_value(json!(pos)).unwrap();
+    a.tools.call_id.prefix = prefix.into();
+    a.tools.call_id.suffix = suffix.into();
+    a
+}
+
+#[test]
+fn call_ids_in_all_three_positions() {
+    let options = RequestOptions { tools: tools(), ..RequestOptions::default() };
+    let cases = [
+        (id_layout("PRE_FUNC_NAME", "id=", ";", "[ARGS]"), r#"<call>id=c1;get_weather[ARGS]{"days": 1}</call>"#),
+        (id_layout("BETWEEN_FUNC_AND_ARGS", "[ID]", "[ARGS]", ""), r#"<call>get_weather[ID]c1[ARGS]{"days": 1}</call>"#),
+        (id_layout("POST_ARGS", "[ID]", "", "[ARGS]"), r#"<call>get_weather[ARGS]{"days": 1}[ID]c1</call>"#),
+    ];
+    for (a, text) in cases {
+        let m = parse_output(&a, "", text, &options).unwrap();
+        assert_eq!(m.tool_calls.len(), 1, "{text}");
+        let c = &m.tool_calls[0];
+        assert_eq!((c.id.as_str(), c.function.name.as_str(), c.function.arguments.as_str()), ("c1", "get_weather", r#"{"days": 1}"#), "{text}");
+        assert!(m.content.is_empty(), "{text}: {:?}", m.content);
+    }
+}
+
+#[test]
+fn python_dict_arguments_are_normalized() {
+    let a = &analyses()["NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja"];
+    let options = RequestOptions { tools: tools(), ..RequestOptions::default() };
+    let m = parse_output(a, "", "<tool_call>\n{'name': 'get_weather', 'arguments': {'location': 'it\\'s \"x\"', 'ok': True}}</tool_call>", &options).unwrap();
+    let args: serde_json::Value = serde_json::from_str(&m.tool_calls[0].function.arguments).unwrap();
+    assert_eq!(args, json!({"location": "it's \"x\"", "ok": true}));
+}

@@ -595,9 +595,10 @@ impl AutoParser {
                 Expect::No => goto(self, ToolStep::IdClose(at), 0),
             },
             ToolStep::IdValue(at) => {
-                let ends: Vec<&Marker> = [&t.id_suffix, &t.args_start, &t.name_prefix].into_iter().filter(|m| !m.is_empty()).collect();
+                let ends: Vec<&Marker> = [&t.id_suffix, &t.args_start, &t.name_prefix, &t.close, &t.per_call_end, &t.section_end].into_iter().filter(|m| !m.is_empty()).collect();
                 let found = ends.iter().filter_map(|m| m.find(text)).map(|(s, _)| s).min();
-                let stop = found.or_else(|| text.find(|c: char| is_space(c) || c == '{' || c == '['));
+                // Without any end marker the id is one word (ends at whitespace or the arguments).
+                let stop = if ends.is_empty() { text.find(|c: char| is_space(c) || c == '{' || c == '[') } else { found };
                 match stop {
                     Some(s) => {
                         self.call.data.id = text.get(..s).unwrap_or("").trim_matches(is_space).to_string();
