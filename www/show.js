@@ -11,7 +11,7 @@ export function h(tag, attrs = {}, ...children) {
     else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
     else el.setAttribute(k, v === true ? '' : v);
   }
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === undefined || c === null || c === false) continue;
     el.append(c instanceof Node ? c : String(c));
   }
@@ -22,8 +22,11 @@ export function h(tag, attrs = {}, ...children) {
 const MARKS = { ' ': '·', '\n': '↵', '\t': '⇥', '\r': '␍' };
 const INVISIBLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u00a0\u00ad\u200b-\u200f\u2028\u2029\u2060\ufeff]/;
 
-/** Text with spaces, newlines, tabs and other invisible characters made visible. Empty shows as ∅. */
-export function ws(text, cls) {
+/**
+ * Text with spaces, newlines, tabs and other invisible characters made visible. Empty shows as ∅.
+ * `inline` keeps it on one line (the ↵ stand-in without the line break).
+ */
+export function ws(text, cls, inline = false) {
   const out = h('span', { class: cls ? `vis ${cls}` : 'vis' });
   if (text === '' || text === undefined || text === null) {
     out.append(h('span', { class: 'ws empty', title: 'empty string' }, '∅'));
@@ -36,7 +39,7 @@ export function ws(text, cls) {
     if (mark) {
       flush();
       out.append(h('span', { class: 'ws', title: JSON.stringify(ch) }, mark));
-      if (ch === '\n') out.append('\n');
+      if (ch === '\n' && !inline) out.append('\n');
     } else if (INVISIBLE.test(ch)) {
       flush();
       out.append(h('span', { class: 'ws', title: 'invisible character' },
@@ -51,7 +54,7 @@ export function ws(text, cls) {
 
 /** Replace an element's children. */
 export function fill(el, ...children) {
-  el.replaceChildren(...children.flat().filter((c) => c !== undefined && c !== null && c !== false));
+  el.replaceChildren(...children.flat(Infinity).filter((c) => c !== undefined && c !== null && c !== false));
   return el;
 }
 

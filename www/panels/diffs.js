@@ -11,9 +11,9 @@ function body(d, full) {
   const [pre, preText] = full ? ['', d.prefix] : tail(d.prefix, CONTEXT);
   const [sufText, suf] = full ? [d.suffix, ''] : head(d.suffix, CONTEXT);
   return h('pre', { class: 'diff' },
-    pre && h('span', { class: 'more' }, pre), ws(preText, 'd-prefix'),
+    pre && h('span', { class: 'more' }, pre), preText && ws(preText, 'd-prefix'),
     ws(d.left, 'd-left'), ws(d.right, 'd-right'),
-    ws(sufText, 'd-suffix'), suf && h('span', { class: 'more' }, suf));
+    sufText && ws(sufText, 'd-suffix'), suf && h('span', { class: 'more' }, suf));
 }
 
 function item(d, i) {

@@ -47,7 +47,7 @@ export class LivePlayer {
     const total = this.chunks ? this.chunks.length : chunkText(this.ctx.output(), Number($('chunk').value)).length;
     $('progress').textContent = this.finished ? `done: ${total} chunks, ${this.deltaCount} deltas`
       : `${this.pos}/${total} chunks`;
-    $('meter-bar').style.width = `${total ? (100 * this.pos) / total : 0}%`;
+    $('meter-bar').style.width = `${this.finished ? 100 : total ? (100 * this.pos) / total : 0}%`;
     $('play').textContent = this.playing ? '⏸ Pause' : this.finished ? '▶ Replay' : '▶ Play';
   }
 
@@ -110,14 +110,16 @@ export class LivePlayer {
     }
   }
 
+  /** One log row per push: the chunk fed, then the deltas it produced (or none: the parser holds text back). */
   apply(deltas, at, chunk) {
     const log = $('live-log');
-    if (!Array.isArray(deltas) || !deltas.length) {
-      log.append(h('li', { class: 'quiet' }, h('span', { class: 'muted' }, `${at} `), ws(chunk, 'chunk'), h('span', { class: 'muted' }, ' → (held back)')));
-    }
-    for (const d of deltas || []) {
+    const list = Array.isArray(deltas) ? deltas : [];
+    log.append(h('li', { class: list.length ? '' : 'quiet' },
+      h('span', { class: 'at' }, at === 'end' ? 'finish' : `#${at}`),
+      at === 'end' ? null : h('span', { class: 'chunk' }, ws(chunk, '', true)),
+      list.length ? list.map((d) => h('div', { class: 'delta' }, JSON.stringify(d))) : h('span', { class: 'muted' }, ' no delta')));
+    for (const d of list) {
       this.deltaCount += 1;
-      log.append(h('li', {}, h('span', { class: 'muted' }, `${at} `), JSON.stringify(d)));
       if (typeof d.reasoning_content === 'string') $('live-reasoning').append(ws(d.reasoning_content));
       if (typeof d.content === 'string') $('live-content').append(ws(d.content));
       for (const tc of d.tool_calls || []) this.tool(tc);
