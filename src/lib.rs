@@ -9,9 +9,13 @@
 //! - [`ChatTemplate`]: a compiled template; `render`, `caps`.
 //! - [`Error`] / [`ErrorKind`]: the one error type.
 //! - [`api`]: wire types (`Message`, `Delta`, `RequestOptions`).
+//! - [`gbnf::build_grammar`] → [`gbnf::Grammar`]: GBNF, lazy triggers and preserved tokens for tool
+//!   calls or a response schema; [`gbnf::check_grammar`] checks a text against any GBNF grammar.
 
 pub mod analysis;
 pub mod api;
+pub mod gbnf;
+pub mod handlers;
 pub mod parse;
 mod error;
 pub mod template;

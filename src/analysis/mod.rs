@@ -1,5 +1,101 @@
-//! Differential template analysis.
+//! Differential template analysis: render a template with controlled variations, diff the
+//! outputs, and read off how its model writes reasoning, content and tool calls.
+//!
+//! Entry point: [`analyze_template`]. Phases: reasoning (R1–R3, `reasoning.rs`), content (C1,
+//! `content.rs`), tools (T1–T2 `tools.rs`, T3–T7 `tool_markers.rs`), role markers (`roles.rs`),
+//! then the preserved-token union and the source-keyed [`workarounds`]. Every comparison is kept
+//! in `Analysis.diffs`.
 
+mod content;
+pub mod diff;
+mod handlers;
+pub mod pattern;
+pub mod probe;
+mod reasoning;
+mod roles;
+mod tool_markers;
+mod tools;
 pub mod types;
+mod workarounds;
 
+pub use diff::{after_common_suffix, calculate_diff_split, segmentize_markers, until_common_prefix, DiffSplit, Segment, SegmentKind};
+pub use handlers::detect_handler;
 pub use types::*;
+
+use crate::template::Caps;
+use crate::ChatTemplate;
+
+/// Analyze a template, with capabilities from the template's own probe ([`ChatTemplate::caps`]).
+/// Never panics; a template that cannot be fully analysed yields `analysis_complete == false` and
+/// the reasons in `diagnostics`.
+pub fn analyze_template(t: &ChatTemplate) -> Analysis {
+    analyze_template_with_caps(t, t.caps())
+}
+
+/// [`analyze_template`] with explicit capabilities: tool analysis runs only if
+/// `supports_tool_calls`, the one-vs-two-calls probes only if `supports_parallel_tool_calls`.
+pub fn analyze_template_with_caps(t: &ChatTemplate, caps: &Caps) -> Analysis {
+    let mut pr = probe::Prober::new(t);
+    let reasoning = reasoning::analyze(&mut pr, caps.supports_tool_calls);
+    let content = content::analyze(&mut pr, &reasoning);
+    let tools = if caps.supports_tool_calls {
+        tools::analyze(&mut pr, &reasoning, caps.supports_parallel_tool_calls)
+    } else {
+        ToolsAnalysis::default()
+    };
+    let mut content = content;
+    content.requires_nonnull_content = pr.requires_nonnull_content;
+    let assistant_start = roles::assistant_start(&mut pr, &reasoning, &content);
+    let user_start = roles::user_start(&mut pr);
+    let mut a = Analysis {
+        handler: handlers::detect_handler(t.source()),
+        caps: caps.clone(),
+        user_start,
+        assistant_start,
+        reasoning,
+        content,
+        tools,
+        ..Default::default()
+    };
+    a.preserved_tokens = collect_preserved_tokens(&a);
+    a.workarounds = workarounds::apply(t.source(), &mut a);
+    a.analysis_complete = !pr.incomplete;
+    a.diffs = pr.diffs;
+    a.diagnostics = pr.diagnostics;
+    a
+}
+
+/// Union of all non-empty markers, trimmed, first occurrence first.
+fn collect_preserved_tokens(a: &Analysis) -> Vec<String> {
+    let t = &a.tools;
+    let all = [
+        &a.reasoning.start,
+        &a.reasoning.end,
+        &a.content.start,
+        &a.content.end,
+        &t.format.section_start,
+        &t.format.section_end,
+        &t.format.per_call_start,
+        &t.format.per_call_end,
+        &t.function.name_prefix,
+        &t.function.name_suffix,
+        &t.function.close,
+        &t.arguments.start,
+        &t.arguments.end,
+        &t.arguments.name_prefix,
+        &t.arguments.name_suffix,
+        &t.arguments.separator,
+        &t.arguments.value_prefix,
+        &t.arguments.value_suffix,
+        &t.call_id.prefix,
+        &t.call_id.suffix,
+    ];
+    let mut out: Vec<String> = Vec::new();
+    for tok in all {
+        let tok = diff::trim_ws(tok);
+        if !tok.is_empty() && !out.iter().any(|x| x == tok) {
+            out.push(tok.to_string());
+        }
+    }
+    out
+}

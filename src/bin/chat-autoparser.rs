@@ -1,6 +1,19 @@
-//! Command-line interface: `chat-autoparser render FILE.jinja CONTEXT.json`.
+//! Command-line interface.
+//!
+//! ```text
+//! chat-autoparser analyze FILE.jinja [--json]        modes, markers and diff splits
+//! chat-autoparser render FILE.jinja [CONTEXT.json]   render once (default: one user message)
+//! chat-autoparser version
+//! ```
 
+use chat_autoparser::analysis::Analysis;
+use chat_autoparser::{ChatTemplate, RenderOptions};
 use std::process::ExitCode;
+
+const USAGE: &str = "usage:
+  chat-autoparser analyze FILE.jinja [--json]
+  chat-autoparser render FILE.jinja [CONTEXT.json]
+  chat-autoparser version";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -17,22 +30,139 @@ fn read(path: &str) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))
 }
 
+fn template(path: &str) -> Result<ChatTemplate, String> {
+    ChatTemplate::new(&read(path)?, RenderOptions::default()).map_err(|e| format!("{path}: {e}"))
+}
+
+fn flag(args: &[String], name: &str) -> bool {
+    args.iter().any(|a| a == name)
+}
+
 fn run(args: &[String]) -> Result<(), String> {
-    match args.first().map(String::as_str) {
-        Some("render") if args.len() >= 2 => {
-            let source = read(&args[1])?;
-            let ctx: serde_json::Value = match args.get(2) {
-                Some(p) => serde_json::from_str(&read(p)?).map_err(|e| e.to_string())?,
+    let positional: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
+    match positional.first().map(|s| s.as_str()) {
+        Some("analyze") if positional.len() >= 2 => {
+            let t = template(positional[1])?;
+            let a = t.analysis();
+            if flag(args, "--json") {
+                println!("{}", serde_json::to_string_pretty(a).map_err(|e| e.to_string())?);
+            } else {
+                print_analysis(a);
+            }
+            Ok(())
+        }
+        Some("render") if positional.len() >= 2 => {
+            let t = template(positional[1])?;
+            let ctx: serde_json::Value = match positional.get(2) {
+                Some(p) => serde_json::from_str(&read(p)?).map_err(|e| format!("{p}: {e}"))?,
                 None => serde_json::json!({"messages": [{"role": "user", "content": "Hello"}], "add_generation_prompt": true}),
             };
-            let out = chat_autoparser::render_template(&source, &ctx, Default::default()).map_err(|e| e.to_string())?;
-            print!("{out}");
+            print!("{}", t.render(&ctx).map_err(|e| e.to_string())?);
             Ok(())
         }
         Some("version") => {
             println!("{}", chat_autoparser::version());
             Ok(())
         }
-        _ => Err("usage: chat-autoparser render FILE.jinja [CONTEXT.json] | version".into()),
+        _ => Err(USAGE.into()),
+    }
+}
+
+/// Show a string with its whitespace visible.
+fn vis(s: &str) -> String {
+    if s.is_empty() {
+        return "∅".into();
+    }
+    s.replace('\n', "↵").replace('\t', "⇥")
+}
+
+fn print_analysis(a: &Analysis) {
+    let j = |v: &dyn erased::Ser| v.json();
+    println!("handler:   {}", j(&a.handler));
+    println!("caps:      {}", j(&a.caps));
+    println!("roles:     user_start={}  assistant_start={}", vis(&a.user_start), vis(&a.assistant_start));
+    println!("reasoning: {}  start={}  end={}", j(&a.reasoning.mode), vis(&a.reasoning.start), vis(&a.reasoning.end));
+    println!(
+        "content:   {}  start={}  end={}  requires_nonnull_content={}",
+        j(&a.content.mode),
+        vis(&a.content.start),
+        vis(&a.content.end),
+        a.content.requires_nonnull_content
+    );
+    let f = &a.tools.format;
+    println!("tools:     {}", j(&f.mode));
+    let rows: [(&str, &str); 16] = [
+        ("section_start", &f.section_start),
+        ("section_end", &f.section_end),
+        ("per_call_start", &f.per_call_start),
+        ("per_call_end", &f.per_call_end),
+        ("function.name_prefix", &a.tools.function.name_prefix),
+        ("function.name_suffix", &a.tools.function.name_suffix),
+        ("function.close", &a.tools.function.close),
+        ("arguments.start", &a.tools.arguments.start),
+        ("arguments.end", &a.tools.arguments.end),
+        ("arguments.name_prefix", &a.tools.arguments.name_prefix),
+        ("arguments.name_suffix", &a.tools.arguments.name_suffix),
+        ("arguments.value_prefix", &a.tools.arguments.value_prefix),
+        ("arguments.value_suffix", &a.tools.arguments.value_suffix),
+        ("arguments.separator", &a.tools.arguments.separator),
+        ("call_id.prefix", &a.tools.call_id.prefix),
+        ("call_id.suffix", &a.tools.call_id.suffix),
+    ];
+    for (k, v) in rows {
+        if !v.is_empty() {
+            println!("  {k:<24}{}", vis(v));
+        }
+    }
+    if f.mode == chat_autoparser::analysis::ToolFormat::JsonNative {
+        println!(
+            "  json fields: function={} name={} args={} id={} gen_id={} name_is_key={} array_wrapped={}",
+            f.function_field, f.name_field, f.args_field, f.id_field, f.gen_id_field, f.fun_name_is_key, f.tools_array_wrapped
+        );
+    }
+    println!("  call_id.pos             {}", j(&a.tools.call_id.pos));
+    println!("preserved: {}", a.preserved_tokens.iter().map(|t| vis(t)).collect::<Vec<_>>().join("  "));
+    if !a.workarounds.is_empty() {
+        println!("workarounds: {}", a.workarounds.join(", "));
+    }
+    for d in &a.diagnostics {
+        println!("diagnostic: {d}");
+    }
+    println!("complete:  {}", a.analysis_complete);
+    println!("\ndiff splits ({}):", a.diffs.len());
+    for d in &a.diffs {
+        println!("  [{}] {}{}", d.step, d.changed, if d.ok { "" } else { "  (render failed)" });
+        println!("      prefix …{}", vis(tail(&d.prefix, 60)));
+        println!("      left   {}", vis(&d.left));
+        println!("      right  {}", vis(&d.right));
+        println!("      suffix {}…", vis(head(&d.suffix, 60)));
+    }
+}
+
+fn tail(s: &str, n: usize) -> &str {
+    let mut start = s.len().saturating_sub(n);
+    while !s.is_char_boundary(start) {
+        start += 1;
+    }
+    &s[start..]
+}
+
+fn head(s: &str, n: usize) -> &str {
+    let mut end = n.min(s.len());
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+mod erased {
+    /// Serialize any value to compact JSON text for display (enums print as their wire names).
+    pub trait Ser {
+        fn json(&self) -> String;
+    }
+    impl<T: serde::Serialize> Ser for T {
+        fn json(&self) -> String {
+            serde_json::to_string(self).unwrap_or_default().trim_matches('"').to_string()
+        }
     }
 }

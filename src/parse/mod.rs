@@ -8,6 +8,11 @@
 use crate::api::{Delta, Diagnostic};
 use crate::Result;
 
+pub mod drive;
+pub mod emit;
+pub mod generic;
+pub mod json_extent;
+pub mod json_fence;
 pub mod scan;
 
 /// A streaming output parser.

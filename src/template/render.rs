@@ -44,6 +44,7 @@ pub struct ChatTemplate {
     source: String,
     options: RenderOptions,
     caps: std::sync::OnceLock<Caps>,
+    analysis: std::sync::OnceLock<crate::analysis::Analysis>,
 }
 
 impl std::fmt::Debug for ChatTemplate {
@@ -68,7 +69,7 @@ impl ChatTemplate {
         let mut env = build_environment(limits, now);
         let prepared = rewrite_generation_blocks(source);
         env.add_template_owned(NAME, prepared).map_err(|e| convert_error(e, source))?;
-        Ok(ChatTemplate { env, source: source.to_string(), options, caps: std::sync::OnceLock::new() })
+        Ok(ChatTemplate { env, source: source.to_string(), options, caps: std::sync::OnceLock::new(), analysis: std::sync::OnceLock::new() })
     }
 
     /// The template source as given.
@@ -111,6 +112,11 @@ impl ChatTemplate {
         }
         result.map_err(|e| convert_error(e, &self.source))?;
         String::from_utf8(out.buf).map_err(|_| Error::new(ErrorKind::Render, "rendered output is not UTF-8"))
+    }
+
+    /// The differential analysis of this template, computed once on first use (dozens of renders).
+    pub fn analysis(&self) -> &crate::analysis::Analysis {
+        self.analysis.get_or_init(|| crate::analysis::analyze_template(self))
     }
 
     /// Capabilities of the template, probed once on first use.

@@ -33,6 +33,13 @@ pub fn render_template(source: &str, context: JsValue, options: JsValue) -> Resu
     js(crate::render_template(source, &ctx, render_options(options)?))
 }
 
+/// Analyse a template: how its model writes reasoning, content and tool calls, with every diff split.
+#[wasm_bindgen(js_name = analyzeTemplate)]
+pub fn analyze_template(source: &str, options: JsValue) -> Result<JsValue, JsValue> {
+    let t = js(crate::ChatTemplate::new(source, render_options(options)?))?;
+    to_js(t.analysis())
+}
+
 /// A compiled chat template.
 #[wasm_bindgen(js_name = ChatTemplate)]
 pub struct JsChatTemplate {
@@ -57,6 +64,12 @@ impl JsChatTemplate {
     #[wasm_bindgen(getter)]
     pub fn caps(&self) -> Result<JsValue, JsValue> {
         to_js(self.inner.caps())
+    }
+
+    /// The template's analysis (computed once, then cached).
+    #[wasm_bindgen(getter)]
+    pub fn analysis(&self) -> Result<JsValue, JsValue> {
+        to_js(self.inner.analysis())
     }
 
     /// The template source.

@@ -1,0 +1,232 @@
+//! Probe conversations and `compare_variants`: render variant A and variant B = modify(A), split the
+//! two outputs, and record the comparison.
+//!
+//! The probe strings are deliberately unlike anything a template prints, so that finding them in a
+//! render is unambiguous. They match llama.cpp's, so our splits can be checked against its record.
+
+use super::diff::{calculate_diff_split, DiffSplit};
+use super::types::DiffRecord;
+use crate::ChatTemplate;
+use serde_json::{json, Map, Value};
+
+pub const FUN_FIRST: &str = "FFF_FIRST_FUN_F";
+pub const FUN_SECOND: &str = "SSS_SECOND_FUN_S";
+pub const ARG_FIRST: &str = "AA_ARG_FST_AA";
+pub const ARG_SECOND: &str = "BB_ARG_SND_BB";
+pub const USER_MSG: &str = "U_USER_MSG Hello END_U";
+pub const USER_MSG_TWO: &str = "V_USER_MSG Hello END_V";
+pub const ASSISTANT_MSG: &str = "A_ASST_MSG I can help END_A";
+pub const THINKING: &str = "REASON_PART I am thinking END_R";
+pub const CALL_ID_001: &str = "call00001";
+pub const CALL_ID_002: &str = "call00002";
+pub const CALL_ID_999: &str = "call99999";
+
+/// Render inputs of one variant.
+#[derive(Debug, Clone)]
+pub struct Params {
+    pub messages: Vec<Value>,
+    /// Tool definitions; the `tools` key is absent when `None`.
+    pub tools: Option<Value>,
+    pub add_generation_prompt: bool,
+    pub enable_thinking: bool,
+}
+
+impl Params {
+    /// A conversation without tools, no generation prompt, thinking enabled.
+    pub fn new(messages: Vec<Value>) -> Self {
+        Params { messages, tools: None, add_generation_prompt: false, enable_thinking: true }
+    }
+
+    /// The same with the two probe tools defined.
+    pub fn with_tools(messages: Vec<Value>) -> Self {
+        Params { tools: Some(probe_tools()), ..Params::new(messages) }
+    }
+
+    fn context(&self, extra: &Map<String, Value>) -> Value {
+        let mut ctx = extra.clone();
+        ctx.insert("messages".into(), Value::Array(self.messages.clone()));
+        if let Some(t) = &self.tools {
+            ctx.insert("tools".into(), t.clone());
+        }
+        ctx.insert("add_generation_prompt".into(), self.add_generation_prompt.into());
+        ctx.insert("enable_thinking".into(), self.enable_thinking.into());
+        // Probes render without special tokens, so they never show up as markers.
+        ctx.insert("bos_token".into(), "".into());
+        ctx.insert("eos_token".into(), "".into());
+        Value::Object(ctx)
+    }
+}
+
+/// The two probe tools, each taking two optional string arguments.
+pub fn probe_tools() -> Value {
+    let params = json!({
+        "type": "object",
+        "properties": {
+            ARG_FIRST: {"type": "string", "description": "First argument"},
+            ARG_SECOND: {"type": "string", "description": "Second argument"}
+        },
+        "required": []
+    });
+    json!([
+        {"type": "function", "function": {"name": FUN_FIRST, "description": "Test function foo", "parameters": params}},
+        {"type": "function", "function": {"name": FUN_SECOND, "description": "Test function bar", "parameters": params}}
+    ])
+}
+
+pub fn user(content: &str) -> Value {
+    json!({"role": "user", "content": content})
+}
+
+/// An assistant message. Reasoning is given both as `reasoning_content` and `thinking`, the two
+/// field names templates read.
+pub fn assistant(content: Value, reasoning: Option<&str>, tool_calls: Option<Vec<Value>>) -> Value {
+    let mut m = Map::new();
+    m.insert("role".into(), "assistant".into());
+    m.insert("content".into(), content);
+    if let Some(r) = reasoning {
+        m.insert("reasoning_content".into(), r.into());
+    }
+    if let Some(calls) = tool_calls {
+        m.insert("tool_calls".into(), Value::Array(calls));
+    }
+    if let Some(r) = reasoning {
+        m.insert("thinking".into(), r.into());
+    }
+    Value::Object(m)
+}
+
+/// Assistant message with plain text content.
+pub fn assistant_text(text: &str) -> Value {
+    assistant(text.into(), None, None)
+}
+
+/// Assistant message with empty content and these tool calls.
+pub fn assistant_calls(calls: Vec<Value>) -> Value {
+    assistant("".into(), None, Some(calls))
+}
+
+pub fn tool_call(name: &str, args: Value, id: &str) -> Value {
+    json!({"id": id, "type": "function", "function": {"name": name, "arguments": args}})
+}
+
+/// `FUN_FIRST(ARG_FIRST="XXXX", ARG_SECOND="YYYY")` with id `call00001`.
+pub fn first_call() -> Value {
+    tool_call(FUN_FIRST, json!({ARG_FIRST: "XXXX", ARG_SECOND: "YYYY"}), CALL_ID_001)
+}
+
+/// `FUN_SECOND(ARG_FIRST="XXXX", ARG_SECOND="YYYY")` with id `call00002`.
+pub fn second_call() -> Value {
+    tool_call(FUN_SECOND, json!({ARG_FIRST: "XXXX", ARG_SECOND: "YYYY"}), CALL_ID_002)
+}
+
+/// Both renders of a comparison and their split.
+#[derive(Debug, Clone)]
+pub struct Comparison {
+    pub diff: DiffSplit,
+    pub output_a: String,
+    pub output_b: String,
+}
+
+/// Renders probes and keeps the record of every comparison.
+pub struct Prober<'t> {
+    pub template: &'t ChatTemplate,
+    pub diffs: Vec<DiffRecord>,
+    pub diagnostics: Vec<String>,
+    /// Set by a step that could not do its part (not by probes a template merely refuses).
+    pub incomplete: bool,
+    /// Variables the template reads but the probes do not define (e.g. `functions`), given as "".
+    extra: Map<String, Value>,
+    /// A probe with `content: null` only rendered once the null was replaced by "".
+    pub requires_nonnull_content: bool,
+}
+
+/// Most variables a template may read without defining before we give up.
+const MAX_EXTRA_VARS: usize = 8;
+
+/// `name` from a render error "`name` is undefined", if `name` is a plain identifier.
+fn undefined_variable(err: &str) -> Option<&str> {
+    let end = err.find("` is undefined")?;
+    let start = err[..end].rfind('`')? + 1;
+    let name = &err[start..end];
+    (!name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')).then_some(name)
+}
+
+/// The messages with every `content: null` replaced by "" (None when there is none).
+fn without_null_content(p: &Params) -> Option<Params> {
+    let mut q = p.clone();
+    let mut changed = false;
+    for m in &mut q.messages {
+        if let Some(c) = m.get_mut("content").filter(|c| c.is_null()) {
+            *c = "".into();
+            changed = true;
+        }
+    }
+    changed.then_some(q)
+}
+
+impl<'t> Prober<'t> {
+    pub fn new(template: &'t ChatTemplate) -> Self {
+        Prober {
+            template,
+            diffs: Vec::new(),
+            diagnostics: Vec::new(),
+            incomplete: false,
+            extra: Map::new(),
+            requires_nonnull_content: false,
+        }
+    }
+
+    /// Render a probe. Two recoveries, both general: a template that reads a variable the caller
+    /// is expected to provide (`functions`, `datetime`, …) gets it as "", and one that cannot take
+    /// `content: null` gets "" (remembered as `requires_nonnull_content`).
+    pub fn render(&mut self, p: &Params) -> crate::Result<String> {
+        loop {
+            match self.template.render(&p.context(&self.extra)) {
+                Ok(s) => return Ok(s),
+                Err(e) => {
+                    let msg = e.to_string();
+                    match undefined_variable(&msg) {
+                        Some(name) if self.extra.len() < MAX_EXTRA_VARS && !self.extra.contains_key(name) => {
+                            self.diagnostics.push(format!("template reads undefined `{name}`; probing with \"\""));
+                            self.extra.insert(name.to_string(), "".into());
+                        }
+                        _ => {
+                            let Some(q) = without_null_content(p) else { return Err(e) };
+                            let out = self.template.render(&q.context(&self.extra))?;
+                            self.requires_nonnull_content = true;
+                            return Ok(out);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Render `a` and `modify(a)`, split the outputs, record the comparison under `step`.
+    /// `None` (recorded with `ok=false`) when either render fails.
+    pub fn compare(&mut self, step: &str, changed: &str, a: &Params, modify: impl FnOnce(&mut Params)) -> Option<Comparison> {
+        let mut b = a.clone();
+        modify(&mut b);
+        let (ra, rb) = (self.render(a), self.render(&b));
+        match (ra, rb) {
+            (Ok(output_a), Ok(output_b)) => {
+                let diff = self.split(step, changed, &output_a, &output_b);
+                Some(Comparison { diff, output_a, output_b })
+            }
+            (ra, rb) => {
+                let err = ra.err().or(rb.err()).map(|e| e.to_string()).unwrap_or_default();
+                self.diagnostics.push(format!("{step}: render failed ({changed}): {err}"));
+                self.diffs.push(DiffRecord { step: step.into(), changed: changed.into(), ok: false, ..Default::default() });
+                None
+            }
+        }
+    }
+
+    /// Split two strings and record the split.
+    pub fn split(&mut self, step: &str, changed: &str, left: &str, right: &str) -> DiffSplit {
+        let diff = calculate_diff_split(left, right);
+        let d = diff.clone();
+        self.diffs.push(DiffRecord { step: step.into(), changed: changed.into(), ok: true, prefix: d.prefix, left: d.left, right: d.right, suffix: d.suffix });
+        diff
+    }
+}

@@ -1,0 +1,97 @@
+//! Role markers: the text that opens an assistant turn and a user turn.
+
+use super::diff::{segmentize_markers, trim_ws, SegmentKind};
+use super::probe::*;
+use super::types::{ContentAnalysis, ReasoningAnalysis};
+
+/// A user turn vs the same plus an assistant reply: what precedes the reply text, minus any
+/// reasoning or content markers the template inserts there (unless that would leave nothing: a
+/// template may open reasoning with the turn marker itself).
+pub fn assistant_start(pr: &mut Prober, reasoning: &ReasoningAnalysis, content: &ContentAnalysis) -> String {
+    let a = Params::new(vec![user(USER_MSG)]);
+    let Some(cmp) = pr.compare("detect_assistant_start_marker", "assistant reply appended", &a, |p| {
+        p.messages = vec![user(USER_MSG), assistant_text(ASSISTANT_MSG)];
+    }) else {
+        return String::new();
+    };
+    let block = &cmp.diff.right;
+    let mut start = block.find(ASSISTANT_MSG).map(|p| &block[..p]).unwrap_or(block);
+    let from_prefix;
+    if trim_ws(start).is_empty() {
+        // The template prints the assistant header after every user turn (generation prompt or
+        // not): it is in the common prefix, after the user text.
+        let prefix = &cmp.diff.prefix;
+        from_prefix = prefix.rfind(USER_MSG).map(|p| turn_start(&prefix[p + USER_MSG.len()..])).unwrap_or_default();
+        start = &from_prefix;
+    }
+    for tag in [&reasoning.start, &reasoning.end, &content.start] {
+        let tag = trim_ws(tag);
+        if let Some(p) = (!tag.is_empty()).then(|| start.find(tag)).flatten() {
+            if !trim_ws(&start[..p]).is_empty() {
+                start = &start[..p];
+            }
+        }
+    }
+    trim_ws(start).to_string()
+}
+
+/// No messages vs one user message (or, for templates that refuse an empty conversation, a
+/// finished exchange vs the same plus a user message): the markers before the user text, skipping
+/// leading end-of-turn markers of the previous turn.
+pub fn user_start(pr: &mut Prober) -> String {
+    let a = Params::new(vec![]);
+    let first = pr.compare("detect_user_start_marker", "user message added to an empty conversation", &a, |p| {
+        p.messages = vec![user(USER_MSG)];
+    });
+    let first = first.map(|c| user_start_from(&c.diff.right));
+    // A system prompt printed only once there is a message shows up as prose before the marker;
+    // then the start of a second user turn is the better witness.
+    if first.as_ref().is_some_and(|s| !has_prose(s)) {
+        return first.unwrap_or_default();
+    }
+    let a = Params::new(vec![user(USER_MSG_TWO), assistant_text(ASSISTANT_MSG)]);
+    let second = pr.compare("detect_user_start_marker", "user message appended after an exchange", &a, |p| {
+        p.messages.push(user(USER_MSG));
+    });
+    match (first, second.map(|c| user_start_from(&c.diff.right))) {
+        (Some(f), Some(s)) if !s.is_empty() && f.ends_with(&s) => s,
+        (Some(f), _) => f,
+        (None, s) => s.unwrap_or_default(),
+    }
+}
+
+/// A text segment of more than a few words: not part of a role marker.
+fn has_prose(s: &str) -> bool {
+    segmentize_markers(s).iter().any(|g| g.kind == SegmentKind::Text && trim_ws(&g.value).split_whitespace().count() > 4)
+}
+
+/// The markers before the user text in the rendered user block.
+fn user_start_from(block: &str) -> String {
+    let mut block = block;
+    if let Some(p) = block.find(ASSISTANT_MSG) {
+        block = &block[p + ASSISTANT_MSG.len()..];
+    }
+    turn_start(block.find(USER_MSG).map(|p| &block[..p]).unwrap_or(block))
+}
+
+/// The markers of `candidate` from the first one that does not look like the end of the previous
+/// turn (a closing tag `</…>` / `[/…]`, or `end`, `close`, `eot`, `eos` in its name).
+fn turn_start(candidate: &str) -> String {
+    let mut out = String::new();
+    let mut seen_marker = false;
+    for seg in segmentize_markers(candidate) {
+        let is_marker = seg.kind == SegmentKind::Marker;
+        let lower = seg.value.to_ascii_lowercase();
+        // Before the first kept marker, skip what looks like the end of the previous turn.
+        let closes = lower.starts_with("</") || lower.starts_with("[/") || ["end", "close", "eot", "eos"].iter().any(|w| lower.contains(w));
+        if !seen_marker && is_marker && closes {
+            continue;
+        }
+        if !seen_marker && !is_marker && trim_ws(&seg.value).is_empty() {
+            continue;
+        }
+        seen_marker |= is_marker;
+        out.push_str(&seg.value);
+    }
+    trim_ws(&out).to_string()
+}

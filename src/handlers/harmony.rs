@@ -1,0 +1,334 @@
+//! GPT-OSS "harmony" output: a sequence of messages
+//! `<|start|>assistant<|channel|>analysis<|message|>…<|end|>`.
+//!
+//! The header (between `<|start|>` and `<|message|>`) names a channel and optionally a recipient
+//! (`to=functions.NAME`, before or after the channel) and a constraint (`<|constrain|>json`). Routing:
+//! `analysis` → reasoning, `final` / `commentary` → content, a `functions.` recipient → a tool call
+//! whose arguments are the body, streamed; other recipients (built-in tools such as `python`) are not
+//! function calls and their bodies are dropped with a diagnostic. `<|return|>` and `<|call|>` stop.
+//!
+//! Headers are buffered until `<|message|>` (they are short); bodies stream with only a possible marker
+//! prefix held back. A header that breaks (newline, too long, or a message marker missing) is released
+//! as content with a diagnostic, so no text is lost.
+
+use crate::api::{Delta, Diagnostic, ReasoningFormat};
+use crate::parse::drive::{head, next_marker, tail, Input, Machine};
+use crate::parse::emit::{release_after_ws, Diagnostics, Emitter};
+use crate::parse::json_extent::is_valid_json;
+use crate::parse::OutputParser;
+use crate::{Error, ErrorKind, Result};
+
+const START: &str = "<|start|>";
+const CHANNEL: &str = "<|channel|>";
+const MESSAGE: &str = "<|message|>";
+const CONSTRAIN: &str = "<|constrain|>";
+const END: &str = "<|end|>";
+const RETURN: &str = "<|return|>";
+const CALL: &str = "<|call|>";
+
+const BETWEEN_MARKERS: [&str; 6] = [START, CHANNEL, MESSAGE, END, RETURN, CALL];
+const HEADER_MARKERS: [&str; 5] = [MESSAGE, START, END, RETURN, CALL];
+const BODY_MARKERS: [&str; 5] = [END, RETURN, CALL, START, CHANNEL];
+
+/// Longest header text accepted; real headers are a few dozen bytes.
+const MAX_HEADER: usize = 256;
+const AFTER_STOP: &str = "text after a harmony stop marker ignored";
+/// The role harmony assistant messages carry.
+const ROLE: &str = "assistant";
+
+/// Where the body of the current message goes.
+#[derive(Debug)]
+enum Dest {
+    Content,
+    Reasoning,
+    Tool { index: usize, args: String, at: usize },
+    /// A message to a non-function recipient (built-in tool): not part of the reply.
+    Ignored,
+}
+
+#[derive(Debug)]
+enum State {
+    /// Outside a message. Trailing whitespace is held (dropped if a message follows).
+    Between { ws: String },
+    /// Inside a header; `raw` is its text after `<|start|>`.
+    Header { raw: String, at: usize, started: bool },
+    Body(Dest),
+    /// After `<|return|>` / `<|call|>`.
+    Stopped,
+}
+
+/// Parsed header fields.
+#[derive(Debug, Default, PartialEq)]
+struct Header {
+    channel: Option<String>,
+    recipient: Option<String>,
+}
+
+/// The harmony output parser.
+#[derive(Debug)]
+pub struct HarmonyParser {
+    emit: Emitter,
+    state: State,
+    input: Input,
+    calls: usize,
+    diags: Diagnostics,
+    stopped: bool,
+}
+
+impl HarmonyParser {
+    /// `json_response`: the request has a response-format schema.
+    pub fn new(reasoning: ReasoningFormat, json_response: bool) -> Self {
+        HarmonyParser {
+            emit: Emitter::new(reasoning, json_response),
+            state: State::Between { ws: String::new() },
+            input: Input::default(),
+            calls: 0,
+            diags: Diagnostics::default(),
+            stopped: false,
+        }
+    }
+
+    /// A marker seen outside a message.
+    fn marker_between(&mut self, m: &str, at: usize) {
+        self.state = match m {
+            START => State::Header { raw: String::new(), at, started: true },
+            CHANNEL => State::Header { raw: CHANNEL.to_string(), at, started: false },
+            MESSAGE => {
+                self.diags.add(at, "<|message|> without a header; body kept as content");
+                State::Body(Dest::Content)
+            }
+            RETURN | CALL => {
+                self.stop();
+                State::Stopped
+            }
+            _ => {
+                self.diags.add(at, format!("stray {m} ignored"));
+                State::Between { ws: String::new() }
+            }
+        };
+    }
+
+    fn stop(&mut self) {
+        self.stopped = true;
+        self.state = State::Stopped;
+    }
+
+    /// Release a broken header as content (without `<|start|>` and the role name).
+    fn flush_header(&mut self, at: usize, why: &str, out: &mut Vec<Delta>) {
+        if let State::Header { raw, started, .. } = &mut self.state {
+            let raw = std::mem::take(raw);
+            let text = if *started { raw.strip_prefix(ROLE).unwrap_or(&raw) } else { &raw };
+            self.diags.add(at, why);
+            self.emit.content(text, out);
+        }
+    }
+
+    fn open_message(&mut self, raw: &str, h_at: usize, body_at: usize, out: &mut Vec<Delta>) {
+        let h = parse_header(raw);
+        let dest = match (&h.recipient, h.channel.as_deref()) {
+            (Some(r), _) if r.strip_prefix("functions.").map_or(false, |n| !n.is_empty()) => {
+                let name = r.strip_prefix("functions.").unwrap_or(r).to_string();
+                let index = self.calls;
+                self.calls += 1;
+                out.push(Delta::ToolCall { index, id: None, name: Some(name), arguments: None });
+                Dest::Tool { index, args: String::new(), at: body_at }
+            }
+            (Some(r), _) if r != ROLE => {
+                self.diags.add(h_at, format!("message to non-function recipient `{r}` ignored"));
+                Dest::Ignored
+            }
+            (_, Some("analysis")) => {
+                let from = raw.find(CHANNEL).unwrap_or(0);
+                let mut marker = tail(raw, from).to_string();
+                marker.push_str(MESSAGE);
+                self.emit.reasoning_marker(&marker, out);
+                Dest::Reasoning
+            }
+            (_, Some("final" | "commentary") | None) => Dest::Content,
+            (_, Some(other)) => {
+                self.diags.add(h_at, format!("unknown harmony channel `{other}`, kept as content"));
+                Dest::Content
+            }
+        };
+        self.state = State::Body(dest);
+    }
+
+    fn close_message(&mut self, dest: Dest, marker: &str, at: usize, out: &mut Vec<Delta>) {
+        match dest {
+            Dest::Reasoning => self.emit.reasoning_marker(marker, out),
+            Dest::Tool { index, args, .. } if !is_valid_json(&args) => {
+                self.diags.add(at, format!("arguments of tool call {index} are not valid JSON"));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Channel and recipient of a header such as `assistant to=functions.f<|channel|>commentary <|constrain|>json`.
+/// The last channel and the last `to=` win (models sometimes write `commentary to=assistant<|channel|>final`).
+fn parse_header(raw: &str) -> Header {
+    let mut h = Header::default();
+    let mut rest = raw;
+    let mut kind: Option<&str> = None;
+    loop {
+        let (seg, next) = match next_marker(rest, &[CHANNEL, CONSTRAIN]) {
+            Some((p, i)) => {
+                let m = if i == 0 { CHANNEL } else { CONSTRAIN };
+                (head(rest, p), Some((m, tail(rest, p + m.len()))))
+            }
+            None => (rest, None),
+        };
+        let mut first = true;
+        for tok in seg.split_whitespace() {
+            if let Some(r) = tok.strip_prefix("to=") {
+                h.recipient = Some(r.to_string());
+            } else if first && kind == Some(CHANNEL) {
+                h.channel = Some(tok.to_string());
+                first = false;
+            } else {
+                first = false;
+            }
+        }
+        match next {
+            Some((m, r)) => {
+                kind = Some(m);
+                rest = r;
+            }
+            None => return h,
+        }
+    }
+}
+
+impl Machine for HarmonyParser {
+    fn input(&mut self) -> &mut Input {
+        &mut self.input
+    }
+
+    fn on_text(&mut self, text: &str, at: usize, out: &mut Vec<Delta>) -> usize {
+        match &mut self.state {
+            State::Between { ws } => {
+                if let Some(s) = release_after_ws(ws, text) {
+                    self.diags.add(at, "text outside a harmony message, kept as content");
+                    self.emit.content(&s, out);
+                }
+            }
+            State::Header { raw, .. } => {
+                // The first newline or the byte past the length cap ends a plausible header.
+                let room = MAX_HEADER.saturating_sub(raw.len());
+                let bad = text.char_indices().find(|&(i, c)| c == '\n' || i + c.len_utf8() > room).map(|(i, _)| i);
+                match bad {
+                    None => raw.push_str(text),
+                    Some(j) => {
+                        raw.push_str(head(text, j));
+                        self.flush_header(at + j, "malformed harmony header, kept as content", out);
+                        self.state = State::Body(Dest::Content);
+                        return j;
+                    }
+                }
+            }
+            State::Body(dest) => match dest {
+                Dest::Content => self.emit.content(text, out),
+                Dest::Reasoning => self.emit.reasoning(text, out),
+                Dest::Tool { index, args, .. } => {
+                    args.push_str(text);
+                    out.push(Delta::ToolCall { index: *index, id: None, name: None, arguments: Some(text.to_string()) });
+                }
+                Dest::Ignored => {}
+            },
+            State::Stopped => {
+                let reported = self.diags.0.last().map_or(false, |d| d.message == AFTER_STOP);
+                if !text.trim().is_empty() && !reported {
+                    self.diags.add(at, AFTER_STOP);
+                }
+            }
+        }
+        text.len()
+    }
+
+    fn on_marker(&mut self, m: &str, at: usize, out: &mut Vec<Delta>) {
+        match std::mem::replace(&mut self.state, State::Stopped) {
+            State::Between { .. } => self.marker_between(m, at),
+            State::Header { raw, at: h_at, started } => {
+                if m == MESSAGE {
+                    self.open_message(&raw, h_at, at + m.len(), out);
+                } else {
+                    self.state = State::Header { raw, at: h_at, started };
+                    self.flush_header(at, "harmony header without <|message|>, kept as content", out);
+                    self.marker_between(m, at);
+                }
+            }
+            State::Body(dest) => {
+                self.close_message(dest, m, at, out);
+                match m {
+                    END => self.state = State::Between { ws: String::new() },
+                    RETURN | CALL => self.stop(),
+                    _ => {
+                        self.diags.add(at, "harmony message not closed by <|end|>");
+                        self.marker_between(m, at);
+                    }
+                }
+            }
+            State::Stopped => self.state = State::Stopped,
+        }
+    }
+
+    fn step(&mut self, rest: &str, at: usize, at_end: bool, out: &mut Vec<Delta>) -> Option<usize> {
+        let markers: &[&str] = match self.state {
+            State::Between { .. } => &BETWEEN_MARKERS,
+            State::Header { .. } => &HEADER_MARKERS,
+            State::Body(_) => &BODY_MARKERS,
+            State::Stopped => &[],
+        };
+        self.scan_step(rest, markers, at, at_end, out)
+    }
+}
+
+impl OutputParser for HarmonyParser {
+    fn push(&mut self, chunk: &str, out: &mut Vec<Delta>) {
+        self.run(chunk, false, out);
+    }
+
+    fn finish(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
+        if !self.end_input(is_partial, out) {
+            return Ok(());
+        }
+        let mut result = Ok(());
+        match &self.state {
+            State::Header { at, .. } if !is_partial => {
+                let at = *at;
+                self.flush_header(at, "output ended inside a harmony header, kept as content", out);
+            }
+            State::Body(Dest::Tool { index, args, at }) if !is_partial && !is_valid_json(args) => {
+                let msg = format!("tool call {index} ends before its JSON arguments are complete");
+                self.diags.add(*at, msg.clone());
+                result = Err(Error::new(ErrorKind::Parse, msg).with_offset(*at));
+            }
+            _ => {}
+        }
+        self.emit.finish(out);
+        result
+    }
+
+    fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diags.0
+    }
+
+    fn stopped(&self) -> bool {
+        self.stopped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_fields_in_any_order() {
+        let h = parse_header("assistant to=functions.f<|channel|>analysis");
+        assert_eq!((h.channel.as_deref(), h.recipient.as_deref()), (Some("analysis"), Some("functions.f")));
+        let h = parse_header("<|channel|>commentary to=functions.edit <|constrain|>json");
+        assert_eq!((h.channel.as_deref(), h.recipient.as_deref()), (Some("commentary"), Some("functions.edit")));
+        let h = parse_header("<|channel|>commentary to=assistant<|channel|>final");
+        assert_eq!((h.channel.as_deref(), h.recipient.as_deref()), (Some("final"), Some("assistant")));
+    }
+}

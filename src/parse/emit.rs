@@ -1,0 +1,102 @@
+//! Routing of parsed text to deltas, shared by the format parsers.
+//!
+//! Parsers decide *what* a piece of text is (content, reasoning, a reasoning delimiter); the
+//! [`Emitter`] decides *where* it goes given the request: `reasoningFormat: none` keeps reasoning and
+//! its delimiters in content, `deepseek-legacy` reports it in both, and a response-format schema
+//! unwraps a fenced JSON answer ([`FenceStrip`]).
+
+use crate::api::{Delta, ReasoningFormat};
+use crate::parse::json_fence::FenceStrip;
+
+/// Sends content and reasoning to the right deltas.
+#[derive(Debug, Clone)]
+pub struct Emitter {
+    format: ReasoningFormat,
+    fence: Option<FenceStrip>,
+}
+
+impl Emitter {
+    /// `json_response`: the request has a response-format schema (strip a code fence around content).
+    pub fn new(format: ReasoningFormat, json_response: bool) -> Self {
+        Emitter { format, fence: json_response.then(FenceStrip::new) }
+    }
+
+    /// True when reasoning goes to `reasoning_content`.
+    pub fn extracts_reasoning(&self) -> bool {
+        self.format != ReasoningFormat::None
+    }
+
+    /// Visible content.
+    pub fn content(&mut self, s: &str, out: &mut Vec<Delta>) {
+        match &mut self.fence {
+            Some(f) => {
+                let s = f.push(s);
+                push_content(s, out);
+            }
+            None => push_content(s.to_string(), out),
+        }
+    }
+
+    /// Reasoning text.
+    pub fn reasoning(&mut self, s: &str, out: &mut Vec<Delta>) {
+        if s.is_empty() {
+            return;
+        }
+        match self.format {
+            ReasoningFormat::None => self.content(s, out),
+            ReasoningFormat::DeepseekLegacy => {
+                out.push(Delta::Reasoning(s.to_string()));
+                self.content(s, out);
+            }
+            _ => out.push(Delta::Reasoning(s.to_string())),
+        }
+    }
+
+    /// A reasoning delimiter as written: kept in content unless reasoning is extracted.
+    pub fn reasoning_marker(&mut self, s: &str, out: &mut Vec<Delta>) {
+        if matches!(self.format, ReasoningFormat::None | ReasoningFormat::DeepseekLegacy) {
+            self.content(s, out);
+        }
+    }
+
+    /// End of output: release what the fence stripper held.
+    pub fn finish(&mut self, out: &mut Vec<Delta>) {
+        if let Some(f) = &mut self.fence {
+            let s = f.finish();
+            push_content(s, out);
+        }
+    }
+}
+
+fn push_content(s: String, out: &mut Vec<Delta>) {
+    if !s.is_empty() {
+        out.push(Delta::Content(s));
+    }
+}
+
+/// Whitespace between structures (after a tool call, between messages) is held in `ws` and dropped if
+/// a marker follows; once other text comes it is released with it. Returns the text to emit now (the
+/// trailing whitespace of `text` is always held, so the result does not depend on chunking).
+pub fn release_after_ws(ws: &mut String, text: &str) -> Option<String> {
+    let body = text.trim_end();
+    let released = if body.is_empty() {
+        None
+    } else {
+        let mut s = std::mem::take(ws);
+        s.push_str(body);
+        Some(s)
+    };
+    ws.push_str(text.get(body.len()..).unwrap_or(""));
+    released
+}
+
+/// Records diagnostics with their byte offsets; shared bookkeeping of the parsers.
+#[derive(Debug, Clone, Default)]
+pub struct Diagnostics(pub Vec<crate::api::Diagnostic>);
+
+impl Diagnostics {
+    /// Add one.
+    pub fn add(&mut self, offset: usize, message: impl Into<String>) {
+        self.0.push(crate::api::Diagnostic { offset, message: message.into() });
+    }
+}

@@ -1,0 +1,180 @@
+//! Edge cases of the dedicated handlers: malformed harmony headers, missing `<|message|>`, stray
+//! special tokens, stop markers, truncation; Ministral and Functionary malformed names, call ids,
+//! raw code. Every case is also checked in many chunkings.
+
+mod parse_support;
+
+use chat_autoparser::analysis::Handler;
+use chat_autoparser::api::{Delta, ReasoningFormat, RequestOptions, ToolCall};
+use chat_autoparser::handlers::{make_parser, FunctionaryParser, HarmonyParser};
+use chat_autoparser::parse::OutputParser;
+use parse_support::*;
+
+fn harmony() -> Box<dyn OutputParser> {
+    Box::new(HarmonyParser::new(ReasoningFormat::Auto, false))
+}
+
+fn ministral() -> Box<dyn OutputParser> {
+    make_parser(Handler::Ministral3, &RequestOptions::default(), "")
+}
+
+const FUNC_GP: &str = "<|start_header_id|>assistant<|end_header_id|>\n\n>>>";
+
+fn functionary() -> Box<dyn OutputParser> {
+    make_parser(Handler::FunctionaryV32, &RequestOptions::default(), FUNC_GP)
+}
+
+/// Diagnostics of a whole-text parse.
+fn diagnostics(mut p: Box<dyn OutputParser>, text: &str, partial: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    p.push(text, &mut out);
+    let _ = p.finish(partial, &mut out);
+    p.diagnostics().iter().map(|d| format!("{}: {}", d.offset, d.message)).collect()
+}
+
+#[test]
+fn harmony_malformed_header_keeps_text() {
+    let text = "<|start|>assistant<|channel|>final oops\nHello there<|end|>";
+    let run = parse_every_way(&harmony, text, false);
+    assert_eq!(run.message.content, "<|channel|>final oops\nHello there");
+    let d = diagnostics(harmony(), text, false);
+    assert!(d.iter().any(|d| d.contains("malformed harmony header")), "{d:?}");
+}
+
+#[test]
+fn harmony_missing_message_marker_keeps_text() {
+    let text = "<|start|>assistant<|channel|>final Hi<|end|><|start|>assistant<|channel|>final<|message|>ok";
+    let run = parse_every_way(&harmony, text, false);
+    assert_eq!(run.message.content, "<|channel|>final Hiok");
+    let d = diagnostics(harmony(), text, false);
+    assert!(d.iter().any(|d| d.contains("without <|message|>")), "{d:?}");
+    // Output that ends inside a header: content if complete, nothing yet if partial.
+    let cut = "<|start|>assistant<|channel|>fin";
+    assert_eq!(parse_every_way(&harmony, cut, false).message.content, "<|channel|>fin");
+    assert_eq!(parse_every_way(&harmony, cut, true).message.content, "");
+}
+
+#[test]
+fn harmony_stray_tokens_in_content_are_text() {
+    let text = "<|channel|>final<|message|>Use <|foo|> or <|im_end|> and <|message|> literally<|return|>";
+    let run = parse_every_way(&harmony, text, false);
+    assert_eq!(run.message.content, "Use <|foo|> or <|im_end|> and <|message|> literally");
+    let mut p = harmony();
+    let mut out = Vec::new();
+    p.push(text, &mut out);
+    assert!(p.stopped());
+}
+
+#[test]
+fn harmony_stop_and_text_after_it() {
+    let text = "<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": [1, 2]}<|call|>junk";
+    let run = parse_every_way(&harmony, text, false);
+    assert_eq!(run.message.tool_calls, vec![ToolCall::new("", "f", "{\"a\": [1, 2]}")]);
+    assert_eq!(run.message.content, "");
+    let d = diagnostics(harmony(), text, false);
+    assert!(d.iter().any(|d| d.contains("after a harmony stop")), "{d:?}");
+}
+
+#[test]
+fn harmony_streams_tool_arguments() {
+    let mut p = harmony();
+    let mut out = Vec::new();
+    for c in ["<|start|>assistant to=functions.get", "_w<|channel|>commentary<|mess", "age|>{\"lo", "c\": \"Paris\"}"] {
+        p.push(c, &mut out);
+    }
+    p.finish(false, &mut out).unwrap();
+    assert_eq!(out.first(), Some(&Delta::ToolCall { index: 0, id: None, name: Some("get_w".into()), arguments: None }));
+    let arg_deltas = out.iter().filter(|d| matches!(d, Delta::ToolCall { arguments: Some(_), .. })).count();
+    assert_eq!(arg_deltas, 2, "{out:?}");
+}
+
+#[test]
+fn harmony_truncated_arguments_error_unless_partial() {
+    let text = "<|channel|>commentary to=functions.f<|message|>{\"a\": ";
+    let full = parse_every_way(&harmony, text, false);
+    assert!(full.error.unwrap().contains("tool call 0"));
+    let partial = parse_every_way(&harmony, text, true);
+    assert_eq!((partial.error, partial.message.tool_calls[0].function.arguments.as_str()), (None, "{\"a\": "));
+}
+
+#[test]
+fn harmony_text_outside_messages_and_builtin_recipients() {
+    let text = "plain text<|start|>assistant<|channel|>analysis<|message|>t<|end|>\n<|start|>assistant to=browser.search<|channel|>commentary<|message|>{\"q\":1}<|call|>";
+    let run = parse_every_way(&harmony, text, false);
+    assert_eq!((run.message.content.as_str(), run.message.reasoning_content.as_str()), ("plain text", "t"));
+    assert!(run.message.tool_calls.is_empty());
+    let d = diagnostics(harmony(), text, false);
+    assert!(d.iter().any(|d| d.contains("browser.search")), "{d:?}");
+}
+
+#[test]
+fn ministral_call_id_parallel_calls_and_malformed_names() {
+    let text = "Hi[TOOL_CALLS]f[CALL_ID]abc123[ARGS]{\"x\": \"[TOOL_CALLS]\"} [TOOL_CALLS]g[ARGS]{}";
+    let run = parse_every_way(&ministral, text, false);
+    assert_eq!(run.message.content, "Hi");
+    assert_eq!(run.message.tool_calls, vec![ToolCall::new("abc123", "f", "{\"x\": \"[TOOL_CALLS]\"}"), ToolCall::new("", "g", "{}")]);
+    let bad = "Note: [TOOL_CALLS] is how I call tools.";
+    let run = parse_every_way(&ministral, bad, false);
+    assert_eq!((run.message.content.as_str(), run.message.tool_calls.len()), (bad, 0));
+    let truncated = parse_every_way(&ministral, "[TOOL_CALLS]f[ARGS]{\"a\":", false);
+    assert!(truncated.error.is_some());
+}
+
+#[test]
+fn functionary_content_calls_and_python() {
+    let text = format!("{FUNC_GP}all\nSure. Example:\n>>> print(1)\n>>>get\n{{\"a\": 1}}\n>>>python\nprint(\"hi\")\n<|eot_id|>");
+    let run = parse_every_way(&functionary, &text, false);
+    assert_eq!(run.message.content, "Sure. Example:\n>>> print(1)\n");
+    assert_eq!(
+        run.message.tool_calls,
+        vec![ToolCall::new("", "get", "{\"a\": 1}"), ToolCall::new("", "python", "{\"code\": \"print(\\\"hi\\\")\\n\"}")]
+    );
+    let mut p = functionary();
+    let mut out = Vec::new();
+    p.push(&text, &mut out);
+    assert!(p.stopped());
+}
+
+#[test]
+fn functionary_without_generation_prompt() {
+    let make = || -> Box<dyn OutputParser> { Box::new(FunctionaryParser::new(ReasoningFormat::Auto, false, "")) };
+    assert_eq!(parse_every_way(&make, "Hello world", false).message.content, "Hello world");
+    assert_eq!(parse_every_way(&make, "f\n{}", false).message.tool_calls, vec![ToolCall::new("", "f", "{}")]);
+}
+
+#[test]
+fn random_marker_soup_never_panics_and_is_chunk_invariant() {
+    let pieces: [&[&str]; 3] = [
+        &["<|start|>", "assistant", "<|channel|>", "analysis", "final", " to=functions.f", "<|message|>", "<|end|>", "<|call|>", "<|constrain|>", "{", "}", "\n", "é", "<|", "x"],
+        &["[THINK]", "[/THINK]", "[TOOL_CALLS]", "[ARGS]", "[CALL_ID]", "f", "{", "}", "\"", "\\", " ", "é", "["],
+        &[">>>", "all", "\n", "f", "python", "{", "}", "\"", "<|eot_id|>", " ", "é", ">"],
+    ];
+    let makers: [&dyn Fn() -> Box<dyn OutputParser>; 3] = [&harmony, &ministral, &functionary];
+    let mut rng = Rng::new(7);
+    let mut runs = 0;
+    for (alphabet, make) in pieces.iter().zip(makers) {
+        for _ in 0..200 {
+            let text: String = (0..rng.below(30)).map(|_| alphabet[rng.below(alphabet.len())]).collect();
+            for partial in [true, false] {
+                parse_every_way(make, &text, partial);
+                runs += 1;
+            }
+        }
+    }
+    println!("marker soup: {runs} inputs, each in 33 chunkings");
+    assert_eq!(runs, 1200);
+}
+
+#[test]
+fn long_outputs_parse_in_one_pass() {
+    // Thousands of calls in one chunk: each step scans only to its first marker (no quadratic rescans).
+    let calls = "[TOOL_CALLS]f[ARGS]{\"a\": 1}".repeat(3000);
+    let start = std::time::Instant::now();
+    let run = run_chunks(ministral(), &[&calls], false);
+    assert_eq!(run.message.tool_calls.len(), 3000);
+    let body = "word <| ".repeat(20000);
+    let text = format!("<|channel|>final<|message|>{body}<|return|>");
+    let run = run_chunks(harmony(), &[&text], false);
+    assert_eq!(run.message.content, body);
+    println!("long outputs parsed in {:?}", start.elapsed());
+}
