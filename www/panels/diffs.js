@@ -23,8 +23,9 @@ function item(d, i) {
   const row = h('div', { class: `diff-item ${d.ok === false ? 'bad' : ''}` },
     h('div', { class: 'diff-head' },
       h('span', { class: 'muted' }, `#${i + 1}`), h('strong', {}, String(d.step ?? '')),
-      d.changed ? h('span', { class: 'badge' }, `changed: ${d.changed}`) : null,
       h('span', { class: `badge ${d.ok === false ? 'warnb' : 'okb'}` }, d.ok === false ? 'split failed' : 'ok'),
+      !d.left && !d.right ? h('span', { class: 'badge' }, 'no change') : null,
+      d.changed ? h('span', { class: 'muted changed' }, String(d.changed)) : null,
       toggle),
     b);
   toggle.addEventListener('click', () => {
