@@ -111,6 +111,34 @@ test('template errors show inline with their location', { skip: NO_BROWSER }, as
   await page.close();
 });
 
+test('a slow analysis runs in the worker: the page keeps painting', { skip: NO_BROWSER }, async () => {
+  const { page, errors } = await open();
+  // ~90k loop iterations per render: the analysis (dozens of renders) takes about a second.
+  const heavy = `{%- for i in range(90000) %}{%- endfor %}${readFileSync(join(repoRoot, 'www', 'samples', 'openai-gpt-oss-120b.jinja'), 'utf8')}`;
+  await page.evaluate(() => {
+    window.__maxGap = 0;
+    let last = performance.now();
+    const tick = (t) => { window.__maxGap = Math.max(window.__maxGap, t - last); last = t; window.__raf = requestAnimationFrame(tick); };
+    window.__raf = requestAnimationFrame(tick);
+  });
+  // Set the value the way a paste does (playwright's fill types it, which itself blocks for a while).
+  const t0 = Date.now();
+  const before = await page.evaluate(() => window.playground.seq.analyze);
+  await page.evaluate((src) => {
+    const ta = document.querySelector('#template');
+    ta.value = src;
+    ta.dispatchEvent(new Event('input', { bubbles: true }));
+  }, heavy);
+  await page.waitForFunction((n) => window.playground.seq.analyze > n && !document.querySelector('#status.busy'), before, { timeout: 20000 });
+  const took = Date.now() - t0;
+  const gap = await page.evaluate(() => { cancelAnimationFrame(window.__raf); return window.__maxGap; });
+  console.log(`slow template: results after ${took} ms, longest frame gap on the page ${gap.toFixed(0)} ms`);
+  assert.ok(gap < 250, `the main thread was blocked for ${gap} ms`);
+  assert.equal(await page.locator('#template-error').isVisible(), false);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('output can be generated from the template fixtures', { skip: NO_BROWSER }, async () => {
   const { page, errors } = await open();
   await pasteTemplate(page, HERMES);
