@@ -2,6 +2,8 @@
 //!
 //! ```text
 //! chat-autoparser analyze FILE.jinja [--json]        modes, markers and diff splits
+//! chat-autoparser grammar FILE.jinja --tools T.json [--options O.json] [--json]
+//!                                                    GBNF, lazy triggers, preserved tokens
 //! chat-autoparser render FILE.jinja [CONTEXT.json]   render once (default: one user message)
 //! chat-autoparser version
 //! ```
@@ -12,6 +14,7 @@ use std::process::ExitCode;
 
 const USAGE: &str = "usage:
   chat-autoparser analyze FILE.jinja [--json]
+  chat-autoparser grammar FILE.jinja --tools TOOLS.json [--options OPTIONS.json] [--json]
   chat-autoparser render FILE.jinja [CONTEXT.json]
   chat-autoparser version";
 
@@ -38,8 +41,38 @@ fn flag(args: &[String], name: &str) -> bool {
     args.iter().any(|a| a == name)
 }
 
+/// The value after `--name`, if given.
+fn value<'a>(args: &'a [String], name: &str) -> Option<&'a String> {
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1))
+}
+
+/// Request options from `--options O.json`, with `--tools T.json` (an array, or `{"tools": [...]}`).
+fn request_options(args: &[String]) -> Result<chat_autoparser::api::RequestOptions, String> {
+    let mut opts: chat_autoparser::api::RequestOptions = match value(args, "--options") {
+        Some(p) => serde_json::from_str(&read(p)?).map_err(|e| format!("{p}: {e}"))?,
+        None => Default::default(),
+    };
+    if let Some(p) = value(args, "--tools") {
+        let v: serde_json::Value = serde_json::from_str(&read(p)?).map_err(|e| format!("{p}: {e}"))?;
+        let tools = v.get("tools").cloned().unwrap_or(v);
+        opts.tools = serde_json::from_value(tools).map_err(|e| format!("{p}: expected an array of tools: {e}"))?;
+    }
+    Ok(opts)
+}
+
 fn run(args: &[String]) -> Result<(), String> {
-    let positional: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
+    let mut positional: Vec<&String> = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        if args[i] == "--tools" || args[i] == "--options" {
+            i += 2;
+            continue;
+        }
+        if !args[i].starts_with("--") {
+            positional.push(&args[i]);
+        }
+        i += 1;
+    }
     match positional.first().map(|s| s.as_str()) {
         Some("analyze") if positional.len() >= 2 => {
             let t = template(positional[1])?;
@@ -48,6 +81,21 @@ fn run(args: &[String]) -> Result<(), String> {
                 println!("{}", serde_json::to_string_pretty(a).map_err(|e| e.to_string())?);
             } else {
                 print_analysis(a);
+            }
+            Ok(())
+        }
+        Some("grammar") if positional.len() >= 2 => {
+            let t = template(positional[1])?;
+            let g = chat_autoparser::gbnf::build_grammar(t.analysis(), &request_options(args)?).map_err(|e| e.to_string())?;
+            if flag(args, "--json") {
+                println!("{}", serde_json::to_string_pretty(&g).map_err(|e| e.to_string())?);
+            } else {
+                println!("# lazy: {}", g.lazy);
+                for tr in &g.triggers {
+                    println!("# trigger ({}): {}", serde_json::to_string(&tr.kind).unwrap_or_default().trim_matches('"'), vis(&tr.value));
+                }
+                println!("# preserved tokens: {}", g.preserved_tokens.iter().map(|t| vis(t)).collect::<Vec<_>>().join("  "));
+                println!("{}", g.gbnf);
             }
             Ok(())
         }

@@ -21,6 +21,7 @@ pub struct CheckResult {
     pub accepted: bool,
     /// When not accepted: byte offset of the first character no continuation of `root` allows, or
     /// the text length when the text is a valid but incomplete prefix.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub error_at: Option<usize>,
 }
 

@@ -38,7 +38,8 @@ pub struct Grammar {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Trigger {
-    /// How `value` is matched.
+    /// How `value` is matched (`type` on the wire, as llama.cpp's `grammar_triggers`).
+    #[serde(rename = "type")]
     pub kind: TriggerKind,
     /// The word, regex or token text.
     pub value: String,

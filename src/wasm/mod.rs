@@ -1,9 +1,13 @@
 //! The JS binding: a thin layer over the core. Compiled only for wasm32.
 
 mod convert;
+mod registry;
 
+use crate::api::RequestOptions;
 use crate::template::RenderOptions;
 use convert::{from_js, from_js_opt, js, to_js};
+use registry::{template_arg, Registered};
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(start)]
@@ -43,7 +47,8 @@ pub fn analyze_template(source: &str, options: JsValue) -> Result<JsValue, JsVal
 /// A compiled chat template.
 #[wasm_bindgen(js_name = ChatTemplate)]
 pub struct JsChatTemplate {
-    inner: crate::ChatTemplate,
+    inner: Rc<crate::ChatTemplate>,
+    handle: Registered,
 }
 
 #[wasm_bindgen(js_class = ChatTemplate)]
@@ -51,7 +56,9 @@ impl JsChatTemplate {
     /// Compile a template. Throws on a syntax error (with `line` and `column`).
     #[wasm_bindgen(constructor)]
     pub fn new(source: &str, options: JsValue) -> Result<JsChatTemplate, JsValue> {
-        Ok(JsChatTemplate { inner: js(crate::ChatTemplate::new(source, render_options(options)?))? })
+        let inner = Rc::new(js(crate::ChatTemplate::new(source, render_options(options)?))?);
+        let handle = Registered::new(inner.clone());
+        Ok(JsChatTemplate { inner, handle })
     }
 
     /// Render with a context object (`messages`, `tools`, `add_generation_prompt`, extras).
@@ -72,9 +79,29 @@ impl JsChatTemplate {
         to_js(self.inner.analysis())
     }
 
+    /// Internal: lets the free functions accept this object where they take `templateOrSource`.
+    #[wasm_bindgen(getter, js_name = "__handle")]
+    pub fn handle(&self) -> u32 {
+        self.handle.id()
+    }
+
     /// The template source.
     #[wasm_bindgen(getter)]
     pub fn source(&self) -> String {
         self.inner.source().to_string()
     }
+}
+
+/// Build the GBNF grammar, lazy triggers and preserved tokens for constrained tool calling.
+#[wasm_bindgen(js_name = buildGrammar)]
+pub fn build_grammar(template_or_source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let t = template_arg(&template_or_source)?;
+    let opts: RequestOptions = from_js_opt(options, "options")?;
+    to_js(&js(crate::gbnf::build_grammar(t.analysis(), &opts))?)
+}
+
+/// Check whether `text` is accepted by a GBNF grammar: `{accepted, errorAt?}`.
+#[wasm_bindgen(js_name = checkGrammar)]
+pub fn check_grammar(gbnf: &str, text: &str) -> Result<JsValue, JsValue> {
+    to_js(&js(crate::gbnf::check_grammar(gbnf, text))?)
 }
