@@ -85,6 +85,7 @@ test('default template: prompt, capabilities and first analysis within a second'
   await page.screenshot({ path: shot('1280-default'), fullPage: false });
   await page.setViewportSize({ width: 420, height: 900 });
   await page.screenshot({ path: shot('420-default'), fullPage: false });
+  await page.screenshot({ path: shot('420-full'), fullPage: true });
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(overflow <= 420, `narrow window overflows horizontally: ${overflow}px`);
   assert.deepEqual(errors, []);

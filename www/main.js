@@ -233,7 +233,7 @@ async function outputChanged() {
   const text = output();
   let check = null;
   let checkError = null;
-  try { check = await client.call('check', { gbnf: g.grammar.gbnf, output: text }); } catch (e) { checkError = e; }
+  try { check = await client.call('check', { grammar: g.grammar, output: text }); } catch (e) { checkError = e; }
   if (my !== state.seq.check) return;
   g.check = check;
   g.checkError = checkError;

@@ -1,6 +1,7 @@
 // The wasm runs here, off the main thread, so analysing a large template never freezes the page.
 // Protocol: main posts {id, op, args}; the worker answers {id, ok: true, result} or {id, ok: false, error}.
 import init, * as api from './pkg/chat_autoparser.js';
+import { grammarStart, byteLength } from './triggers.js';
 
 const ready = init();
 
@@ -57,10 +58,32 @@ function fixturesByRender(source, request) {
       if (full.startsWith(prompt)) out.push({ name: `${name} (render diff)`, ok: null, output: full.slice(prompt.length) });
     } catch { /* a template that rejects this turn simply has no such fixture */ }
   }
+  // The text after the plain-content turn's content is the end of turn (EOS and the like), which a
+  // model's output does not contain: strip it from every fixture.
+  const text = SAMPLE_TURNS[0].msg.content;
+  const first = out[0]?.output ?? '';
+  const at = first.lastIndexOf(text);
+  const eot = at >= 0 ? first.slice(at + text.length) : '';
+  if (eot) for (const f of out) if (f.output.endsWith(eot)) f.output = f.output.slice(0, -eot.length);
   return out;
 }
 
 let stream = null;
+
+/**
+ * Check a model output against a grammar the way llama.cpp applies it: from the first trigger of a lazy
+ * grammar on. Offsets in the answer are UTF-8 bytes into the whole output.
+ */
+function checkOutput(grammar, output) {
+  const { start, trigger, errors } = grammarStart(grammar, output);
+  if (start < 0) return { accepted: true, untriggered: true, start: null, trigger: null, errors };
+  const skip = byteLength(output.slice(0, start));
+  const r = api.checkGrammar(grammar.gbnf, output.slice(start));
+  return {
+    accepted: r.accepted, errorAt: r.errorAt === undefined || r.errorAt === null ? undefined : r.errorAt + skip,
+    start: skip, trigger, errors,
+  };
+}
 
 const ops = {
   hello: () => ({ version: api.version(), features: features() }),
@@ -84,14 +107,14 @@ const ops = {
     let check = null;
     let checkError = null;
     if (typeof api.checkGrammar === 'function' && typeof output === 'string') {
-      try { check = api.checkGrammar(grammar.gbnf, output); } catch (e) { checkError = serialize(e); }
+      try { check = checkOutput(grammar, output); } catch (e) { checkError = serialize(e); }
     }
     return { grammar, check, checkError };
   },
 
-  check({ gbnf, output }) {
+  check({ grammar, output }) {
     need('checkGrammar');
-    return api.checkGrammar(gbnf, output);
+    return checkOutput(grammar, output);
   },
 
   verify({ source, request }) {

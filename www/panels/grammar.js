@@ -1,22 +1,45 @@
 // Grammar panel: GBNF (with copy), lazy triggers, preserved tokens, and whether the sample output is
-// accepted, with the first character the grammar cannot continue with highlighted.
+// accepted (from the first trigger on, for a lazy grammar), with the first rejected character highlighted.
 import { h, ws, fill, note, errorText, byteToIndex, copyText } from '../show.js';
+import { byteLength } from '../triggers.js';
 
-/** The acceptance verdict for `output` under `check` ({accepted, errorAt} with errorAt a UTF-8 byte offset). */
+/** Free text before the trigger (faint), then the constrained part. */
+function freePart(output, check) {
+  if (!check.start) return null;
+  const at = byteToIndex(output, check.start);
+  return h('span', { class: 'g-free', title: 'before the trigger: not constrained by the grammar' }, ws(output.slice(0, at)));
+}
+
+/**
+ * The acceptance verdict for `output` under `check` ({accepted, errorAt, start, trigger, untriggered,
+ * errors}; offsets are UTF-8 bytes into the whole output).
+ */
 export function acceptance(check, checkError, output) {
   if (checkError) return h('div', { class: 'error', id: 'accept' }, `checkGrammar failed: ${errorText(checkError)}`);
   if (!check) return note('checkGrammar is not in this build: acceptance of the sample output cannot be shown.', 'note missing');
   if (!output) return h('div', { class: 'note', id: 'accept' }, 'Paste or generate a model output to check it against the grammar.');
-  if (check.accepted) return h('div', { class: 'ok', id: 'accept' }, '✓ the sample output is accepted by the grammar');
-  const at = byteToIndex(output, check.errorAt ?? output.length);
+  const warn = (check.errors || []).map((e) => h('div', { class: 'muted' }, e));
+  const from = check.trigger
+    ? h('div', { class: 'muted' }, 'lazy grammar: applied from trigger ', ws(check.trigger.value), ` (byte ${check.start}); the faint text before it is free`)
+    : null;
+  if (check.untriggered) {
+    return h('div', { class: 'ok', id: 'accept' }, '✓ no trigger occurs in the output: the lazy grammar never activates (plain text)', warn);
+  }
+  if (check.accepted) {
+    return h('div', { class: 'ok', id: 'accept' }, '✓ the sample output is accepted by the grammar', from, warn,
+      check.start ? h('pre', { class: 'vis-block' }, freePart(output, check), ws(output.slice(byteToIndex(output, check.start)), 'g-ok')) : null);
+  }
+  const begin = byteToIndex(output, check.start || 0);
+  const at = byteToIndex(output, check.errorAt ?? byteLength(output));
+  const bad = Array.from(output.slice(at))[0] || '';
   const line = output.slice(0, at).split('\n').length;
-  const atEnd = at >= output.length;
   return h('div', { class: 'error', id: 'accept' },
-    atEnd ? `✗ rejected: the output ends before the grammar is satisfied (byte ${check.errorAt})`
-      : `✗ rejected at byte ${check.errorAt} (line ${line}): the first character no rule allows is highlighted`,
-    h('pre', { class: 'vis-block' }, ws(output.slice(0, at), 'g-ok'),
-      atEnd ? h('span', { class: 'g-bad' }, '▮ (end)') : ws(Array.from(output.slice(at))[0], 'g-bad'),
-      ws(output.slice(at + (Array.from(output.slice(at))[0] || '').length), 'g-rest')));
+    bad ? `✗ rejected at byte ${check.errorAt} (line ${line}): the first character no rule allows is highlighted`
+      : `✗ rejected: the output ends before the grammar is satisfied (byte ${check.errorAt})`,
+    from, warn,
+    h('pre', { class: 'vis-block' }, freePart(output, check), at > begin ? ws(output.slice(begin, at), 'g-ok') : null,
+      bad ? ws(bad, 'g-bad', true) : h('span', { class: 'g-bad' }, '▮ end'),
+      bad && at + bad.length < output.length ? ws(output.slice(at + bad.length), 'g-rest') : null));
 }
 
 /** Render {grammar, check, checkError} or a missing-API note. */
