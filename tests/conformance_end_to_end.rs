@@ -34,8 +34,11 @@ fn run_all() -> (BTreeMap<String, (usize, usize)>, Vec<String>, (usize, usize)) 
             Err(e) => Err(format!("generation prompt: {e}")),
             Ok(gp) => {
                 gp_same.1 += 1;
-                if gp == case["prompt_side"]["generation_prompt"].as_str().unwrap_or("") {
+                let want = case["prompt_side"]["generation_prompt"].as_str().unwrap_or("");
+                if gp == want {
                     gp_same.0 += 1;
+                } else {
+                    println!("GP #{} {name}: ours {:?} llama.cpp {:?}", case["id"], gp, want);
                 }
                 let input = case["input"].as_str().unwrap_or("");
                 let result = StreamParser::new(analysis, &gp, &options).and_then(|mut p| {
@@ -80,4 +83,4 @@ fn cases_pass_with_our_own_analysis() {
     assert!(pass >= FLOOR, "end-to-end pass count {pass} fell below {FLOOR}");
 }
 
-const FLOOR: usize = 222;
+const FLOOR: usize = 229;

@@ -145,3 +145,50 @@ fn marker_split_across_chunks_and_eos_inside_marker() {
     assert!(cut.1.is_some_and(|e| e.contains("at byte 3")));
 }
 
+
+/// Random texts assembled from each template's own markers (plus JSON and tagged-argument
+/// fragments): whole, one char at a time and randomly split must agree, and nothing panics.
+#[test]
+fn marker_soup_is_chunk_invariant() {
+    let tools: Vec<serde_json::Value> = serde_json::from_str(
+        r#"[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"x":{"type":"integer"},"s":{"type":"string"}}}}},
+            {"type":"function","function":{"name":"f_long","parameters":{"type":"object","properties":{}}}}]"#,
+    )
+    .unwrap();
+    let mut runs = 0;
+    for (name, analysis) in analyses() {
+        let t = &analysis.tools;
+        let mut alphabet: Vec<String> = [
+            &analysis.reasoning.start, &analysis.reasoning.end, &analysis.content.start, &analysis.content.end,
+            &t.format.section_start, &t.format.section_end, &t.format.per_call_start, &t.format.per_call_end,
+            &t.function.name_prefix, &t.function.name_suffix, &t.function.close, &t.arguments.name_prefix,
+            &t.arguments.name_suffix, &t.arguments.value_prefix, &t.arguments.value_suffix, &t.call_id.prefix, &t.call_id.suffix,
+        ]
+        .into_iter()
+        .filter(|m| !m.is_empty())
+        .cloned()
+        .collect();
+        for s in ["f", "f_long", "x", "s", "{", "}", "[", "]", "\"", "'", ":", ",", "1", " ", "\n", "é", "True", "\\", "name", "arguments", "<", "hi"] {
+            alphabet.push(s.to_string());
+        }
+        let mut rng = Rng(0xE703_7ED1_A0B4_28DB ^ name.len() as u64);
+        for _ in 0..200 {
+            let len = 1 + (rng.next() % 24) as usize;
+            let text: String = (0..len).map(|_| alphabet[(rng.next() as usize) % alphabet.len()].as_str()).collect();
+            let partial = rng.next() % 4 == 0;
+            let options = RequestOptions { tools: tools.clone(), is_partial: partial, ..RequestOptions::default() };
+            let whole = stream(&analysis, "", &options, &[&text]);
+            let one_char: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+            let mut cuts: Vec<usize> = (0..4).map(|_| (rng.next() as usize) % (text.len() + 1)).collect();
+            cuts.sort_unstable();
+            for c in [one_char, cuts] {
+                let got = stream(&analysis, "", &options, &chunks(&text, &c));
+                assert_eq!((&got.0, &got.1), (&whole.0, &whole.1), "{name}: {text:?} split at {c:?}");
+                assert_eq!(Message::from_deltas(&got.2), got.0, "{name}: {text:?} deltas");
+                runs += 1;
+            }
+        }
+    }
+    println!("marker soup: {runs} streams agree with their whole-text parse");
+    assert!(runs > 10_000);
+}

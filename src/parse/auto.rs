@@ -76,8 +76,8 @@ enum Step {
     Adv(usize),
     /// Need more input.
     Wait,
-    /// The current tool call is malformed.
-    Fail(&'static str),
+    /// The current tool call is malformed at this byte offset (what came before it was consumed).
+    Fail(&'static str, usize),
 }
 
 /// The tool call being parsed.
@@ -286,9 +286,14 @@ impl AutoParser {
                     idle = if n == 0 { idle + 1 } else { 0 };
                 }
                 Step::Wait => break,
-                Step::Fail(msg) => {
-                    self.fail_call(abs, msg, out);
-                    idle += 1;
+                Step::Fail(msg, n) => {
+                    let n = n.min(text.len());
+                    if !self.call.committed {
+                        self.call.raw.push_str(text.get(..n).unwrap_or(""));
+                    }
+                    pos += n;
+                    self.fail_call(abs + n, msg, out);
+                    idle = if n == 0 { idle + 1 } else { 0 };
                 }
             }
             self.flush_call(out);
@@ -550,7 +555,7 @@ impl AutoParser {
                 match t.name_prefix.expect(text, eof) {
                     Expect::Matched(n) => goto(self, ToolStep::Name, n),
                     Expect::NeedMore => Step::Wait,
-                    Expect::No => Step::Fail("expected the function name marker"),
+                    Expect::No => Step::Fail("expected the function name marker", 0),
                 }
             }
             ToolStep::Name => {
@@ -563,7 +568,7 @@ impl AutoParser {
                         goto(self, ToolStep::NameSuffix, skip + n)
                     }
                     NameMatch::NeedMore => Step::Wait,
-                    NameMatch::No => Step::Fail("unknown function name in tool call"),
+                    NameMatch::No => Step::Fail("unknown function name in tool call", 0),
                 }
             }
             ToolStep::NameSuffix => {
@@ -581,7 +586,7 @@ impl AutoParser {
                         goto(self, next, n)
                     }
                     Expect::NeedMore => Step::Wait,
-                    Expect::No => Step::Fail("expected the marker after the function name"),
+                    Expect::No => Step::Fail("expected the marker after the function name", 0),
                 }
             }
             ToolStep::IdOpen(at) => match t.id_prefix.expect(text, eof) {
@@ -590,9 +595,10 @@ impl AutoParser {
                 Expect::No => goto(self, ToolStep::IdClose(at), 0),
             },
             ToolStep::IdValue(at) => {
-                let ends: Vec<&Marker> = [&t.id_suffix, &t.args_start, &t.name_prefix].into_iter().filter(|m| !m.is_empty()).collect();
+                let ends: Vec<&Marker> = [&t.id_suffix, &t.args_start, &t.name_prefix, &t.close, &t.per_call_end, &t.section_end].into_iter().filter(|m| !m.is_empty()).collect();
                 let found = ends.iter().filter_map(|m| m.find(text)).map(|(s, _)| s).min();
-                let stop = found.or_else(|| text.find(|c: char| is_space(c) || c == '{' || c == '['));
+                // Without any end marker the id is one word (ends at whitespace or the arguments).
+                let stop = if ends.is_empty() { text.find(|c: char| is_space(c) || c == '{' || c == '[') } else { found };
                 match stop {
                     Some(s) => {
                         self.call.data.id = text.get(..s).unwrap_or("").trim_matches(is_space).to_string();
@@ -602,7 +608,7 @@ impl AutoParser {
                         self.call.data.id = text.trim_matches(is_space).to_string();
                         goto(self, ToolStep::IdClose(at), text.len())
                     }
-                    None if text.len() > MAX_NAME => Step::Fail("call id too long"),
+                    None if text.len() > MAX_NAME => Step::Fail("call id too long", 0),
                     None => Step::Wait,
                 }
             }
@@ -659,7 +665,7 @@ impl AutoParser {
                 let end = if t.arg_name_suffix.is_empty() { &t.value_prefix } else { &t.arg_name_suffix };
                 let found = end.find(text).or_else(|| if eof && end.is_empty() { Some((text.len(), text.len())) } else { None });
                 let Some((s, e)) = found else {
-                    return if text.len() > MAX_NAME || eof { Step::Fail("argument name not closed") } else { Step::Wait };
+                    return if text.len() > MAX_NAME || eof { Step::Fail("argument name not closed", 0) } else { Step::Wait };
                 };
                 let name = text.get(..s).unwrap_or("").trim_matches(is_space).trim_matches(|c| c == '"' || c == '\'');
                 let tool = self.call.data.tool.and_then(|i| t.tools.get(i));
@@ -734,7 +740,7 @@ impl AutoParser {
                         self.call.json = JsonCall::default();
                         goto(self, ToolStep::JsonObj, skip)
                     }
-                    _ => Step::Fail("expected a JSON tool call object"),
+                    _ => Step::Fail("expected a JSON tool call object", 0),
                 }
             }
             ToolStep::JsonObj => {
@@ -805,7 +811,7 @@ impl AutoParser {
                     self.state = State::Tool(ToolStep::AfterArgs(0));
                     return Step::Adv(i);
                 }
-                Feed::Invalid => return Step::Fail("invalid JSON arguments"),
+                Feed::Invalid => return Step::Fail("invalid JSON arguments", i),
             }
         }
         if eof && value.complete_at_eof() {
@@ -816,7 +822,7 @@ impl AutoParser {
     }
 
     fn json_object(&mut self, json: &mut JsonCall, text: &str, eof: bool) -> Step {
-        let Some(t) = self.cfg.tools.as_ref() else { return Step::Fail("no tools") };
+        let Some(t) = self.cfg.tools.as_ref() else { return Step::Fail("no tools", 0) };
         for (i, c) in text.char_indices() {
             match json.feed(c, t, &mut self.call.data) {
                 CallFeed::More => {
@@ -835,7 +841,7 @@ impl AutoParser {
                     self.state = State::Tool(ToolStep::JsonAfter);
                     return Step::Adv(i + c.len_utf8());
                 }
-                CallFeed::Invalid(msg) => return Step::Fail(msg),
+                CallFeed::Invalid(msg) => return Step::Fail(msg, i),
             }
         }
         if eof {
@@ -849,7 +855,7 @@ impl AutoParser {
         if skipped > 0 {
             return Step::Adv(skipped);
         }
-        let Some(t) = self.cfg.tools.as_ref() else { return Step::Fail("no tools") };
+        let Some(t) = self.cfg.tools.as_ref() else { return Step::Fail("no tools", 0) };
         // Without a value suffix the value runs to the next argument or the call's end (kept).
         let (found, keep) = if !t.value_suffix.is_empty() {
             (t.value_suffix.find(text), if eof { 0 } else { t.value_suffix.holdback(text) })

@@ -26,18 +26,16 @@ impl PyToJson {
         if let Some(q) = self.quote {
             if self.escape {
                 self.escape = false;
-                // `\'` is not a JSON escape: in a single-quoted string it is just a quote.
-                if c == '\'' && q == '\'' {
-                    out.pop();
-                    out.push('\'');
-                } else {
-                    out.push(c);
+                // `\'` is not a JSON escape: in a single-quoted string it is just a quote. The
+                // backslash is written only now, so output never has to be taken back.
+                if !(c == '\'' && q == '\'') {
+                    out.push('\\');
                 }
+                out.push(c);
                 return false;
             }
             if c == '\\' {
                 self.escape = true;
-                out.push(c);
             } else if c == q {
                 self.quote = None;
                 out.push('"');
@@ -61,6 +59,10 @@ impl PyToJson {
                 self.word.clear();
             }
             let i = self.word.len();
+            if i > 5 {
+                out.push(c);
+                return false;
+            }
             self.word.push(c);
             let mapped = PY_LITERALS.iter().find(|(py, _)| py.starts_with(self.word.as_str()));
             match mapped.and_then(|(_, js)| js.as_bytes().get(i)) {
@@ -146,7 +148,7 @@ impl JsonValue {
                 }
             }
             '}' | ']' => {
-                self.depth -= 1;
+                self.depth = self.depth.saturating_sub(1);
                 self.norm.push(c, out);
                 return if self.depth == 0 { Feed::Done } else { Feed::More };
             }

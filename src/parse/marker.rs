@@ -44,7 +44,7 @@ impl Marker {
         let (lead, trail) = if core.is_empty() {
             (s.to_string(), String::new())
         } else {
-            (s[..lead_len].to_string(), s[lead_len + core.len()..].to_string())
+            (s.get(..lead_len).unwrap_or("").to_string(), s.get(lead_len + core.len()..).unwrap_or("").to_string())
         };
         let lead_core = format!("{lead}{core}");
         Marker { full: s.to_string(), core: core.to_string(), lead, trail, lead_core }

@@ -33,9 +33,27 @@ fn text_of(v: Option<&Value>) -> String {
     }
 }
 
+/// Messages as the template wants them: tool-call arguments given as a JSON string become an object
+/// when the template renders object arguments (as llama.cpp does; `arguments|items` needs a mapping).
+fn template_messages(template: &ChatTemplate, messages: &[Value]) -> Vec<Value> {
+    let mut messages = messages.to_vec();
+    if template.caps().supports_object_arguments {
+        for m in &mut messages {
+            let Some(calls) = m.get_mut("tool_calls").and_then(Value::as_array_mut) else { continue };
+            for call in calls {
+                let Some(args) = call.get_mut("function").and_then(|f| f.get_mut("arguments")) else { continue };
+                if let Some(obj) = args.as_str().and_then(|s| serde_json::from_str::<Value>(s).ok()).filter(Value::is_object) {
+                    *args = obj;
+                }
+            }
+        }
+    }
+    messages
+}
+
 fn render(template: &ChatTemplate, messages: &[Value], options: &RequestOptions, add_generation_prompt: bool) -> Result<String> {
     let mut ctx = Map::new();
-    ctx.insert("messages".into(), Value::Array(messages.to_vec()));
+    ctx.insert("messages".into(), Value::Array(template_messages(template, messages)));
     if !options.tools.is_empty() {
         ctx.insert("tools".into(), Value::Array(options.tools.clone()));
     }
@@ -44,7 +62,7 @@ fn render(template: &ChatTemplate, messages: &[Value], options: &RequestOptions,
     for (k, v) in &options.extra_context {
         ctx.insert(k.clone(), v.clone());
     }
-    template.render_map(ctx)
+    template.render_lenient(&Value::Object(ctx)).map(|(text, _)| text)
 }
 
 /// What the template appends when asked for a generation prompt: the text after the common prefix
@@ -53,8 +71,11 @@ fn render(template: &ChatTemplate, messages: &[Value], options: &RequestOptions,
 /// analysis' reasoning markers.
 pub fn generation_prompt(template: &ChatTemplate, analysis: &Analysis, options: &RequestOptions) -> Result<String> {
     let continued = continued_message(options);
+    // Without a conversation, a single user turn stands in (many templates index `messages[0]`).
+    let default_history = [serde_json::json!({ "role": "user", "content": "Hello" })];
     let history = match continued {
         Some(_) => &options.messages[..options.messages.len() - 1],
+        None if options.messages.is_empty() => &default_history[..],
         None => &options.messages[..],
     };
     let without = render(template, history, options, false)?;
