@@ -1,6 +1,6 @@
 // Live parse: feed the sample output to a StreamParser (in the worker) chunk by chunk, showing each delta,
 // the message filling in, and the final message compared with a whole-text parse.
-import { $, h, ws, fill, note, pretty, errorText } from '../show.js';
+import { $, h, ws, fill, note, pretty, errorText, byteToIndex } from '../show.js';
 
 const LOG_LIMIT = 400; // DOM rows kept in the delta log (the count keeps going)
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -148,10 +148,20 @@ export class LivePlayer {
   }
 
   diagnostics(diags, stopped) {
-    const items = (diags || []).map((d) => h('li', {}, `offset ${d.offset}: ${d.message}`));
+    const items = (diags || []).map((d) => h('li', {},
+      h('button', { class: 'small secondary', title: 'select this place in the Model output box', onclick: () => this.select(d.offset) },
+        `byte ${d.offset}`), ` ${d.message}`));
     fill($('live-diag'),
       items.length ? h('div', { class: 'error' }, 'Diagnostics', h('ul', { class: 'diag' }, items)) : null,
       stopped ? note('The parser stopped: it saw the end of the message; later text is ignored.') : null);
+  }
+
+  /** Select the character at a UTF-8 byte offset in the output box. */
+  select(offset) {
+    const ta = $('output');
+    const at = byteToIndex(ta.value, offset);
+    ta.focus();
+    ta.setSelectionRange(at, Math.min(ta.value.length, at + 1));
   }
 
   /** Show the final message and whether a whole-text parse agrees with the streamed one. */
