@@ -20,5 +20,8 @@ cargo test --doc >>"$log" 2>&1 || { echo "doc tests failed"; tail -40 "$log"; ex
 if cargo tree -e normal 2>/dev/null | grep -q wasm-bindgen; then echo "wasm-bindgen leaked into the native build"; exit 1; fi
 echo; echo "== build wasm"
 bash scripts/build.sh
+echo; echo "== tsc --noEmit (every export, against the shipped declarations)"
+npx --no-install tsc -p pkg-tests/types
+echo "types ok"
 echo; echo "== node --test pkg-tests/"
 node --test --test-reporter=spec pkg-tests/

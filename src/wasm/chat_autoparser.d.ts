@@ -228,6 +228,3 @@ export class ChatTemplate {
   readonly source: string;
   free(): void;
 }
-
-/** Browser/bundler build only: load the wasm module. Call once before anything else. */
-export default function init(input?: unknown): Promise<unknown>;

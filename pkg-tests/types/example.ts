@@ -1,0 +1,44 @@
+// Compiled with `tsc --noEmit` against the shipped declarations: uses every export once.
+import init from 'chat-autoparser/web';
+import {
+  version, renderTemplate, ChatTemplate, analyzeTemplate, generationPrompt, parseOutput, StreamParser,
+  buildGrammar, checkGrammar, verifyTemplate,
+  type Analysis, type Message, type Delta, type Grammar, type CheckResult, type VerifyReport, type RequestOptions,
+  type ChatAutoparserError, type Caps, type Diagnostic,
+} from 'chat-autoparser';
+
+async function main(source: string): Promise<void> {
+  await init();
+  const v: string = version();
+  const prompt: string = renderTemplate(source, { messages: [{ role: 'user', content: 'hi' }], add_generation_prompt: true }, { now: 0, fuel: 1e6 });
+  const t = new ChatTemplate(source, { bosToken: '<s>' });
+  const caps: Caps = t.caps;
+  const a: Analysis = t.analysis;
+  const a2: Analysis = analyzeTemplate(source);
+  const opts: RequestOptions = {
+    tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
+    reasoningFormat: 'auto', toolChoice: 'auto', parallelToolCalls: true, isPartial: false,
+  };
+  const gp: string = generationPrompt(t, opts);
+  const m: Message = parseOutput(t, 'Hello', opts);
+  const p = new StreamParser(source, opts);
+  const deltas: Delta[] = [...p.push('Hel'), ...p.push('lo'), ...p.finish()];
+  const msg: Message = p.message;
+  const diags: Diagnostic[] = p.diagnostics;
+  const stopped: boolean = p.stopped;
+  p.free();
+  const g: Grammar = buildGrammar(t, opts);
+  const r: CheckResult = checkGrammar(g.gbnf, '<tool_call>');
+  const rep: VerifyReport = verifyTemplate(t);
+  try {
+    t.render({ messages: [] });
+  } catch (e) {
+    const err = e as ChatAutoparserError;
+    console.log(err.kind, err.line, err.column, err.offset);
+  }
+  t.free();
+  console.log(v, prompt, caps.supportsTools, a.reasoning.mode, a2.tools.format.mode, gp, m.content, deltas.length, msg.tool_calls?.length,
+    diags.length, stopped, g.lazy, g.triggers[0]?.type, r.accepted, r.errorAt, rep.ok, rep.results[0]?.name);
+}
+
+main('').catch(() => {});
