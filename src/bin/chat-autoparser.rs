@@ -4,6 +4,8 @@
 //! chat-autoparser analyze FILE.jinja [--json]        modes, markers and diff splits
 //! chat-autoparser grammar FILE.jinja --tools T.json [--options O.json] [--json]
 //!                                                    GBNF, lazy triggers, preserved tokens
+//! chat-autoparser parse FILE.jinja OUTPUT.txt [--tools T.json] [--options O.json] [--stream N]
+//!                                                    parse model output (or stream it in N-byte chunks)
 //! chat-autoparser render FILE.jinja [CONTEXT.json]   render once (default: one user message)
 //! chat-autoparser version
 //! ```
@@ -15,6 +17,7 @@ use std::process::ExitCode;
 const USAGE: &str = "usage:
   chat-autoparser analyze FILE.jinja [--json]
   chat-autoparser grammar FILE.jinja --tools TOOLS.json [--options OPTIONS.json] [--json]
+  chat-autoparser parse FILE.jinja OUTPUT.txt [--tools TOOLS.json] [--options OPTIONS.json] [--stream N]
   chat-autoparser render FILE.jinja [CONTEXT.json]
   chat-autoparser version";
 
@@ -64,7 +67,7 @@ fn run(args: &[String]) -> Result<(), String> {
     let mut positional: Vec<&String> = Vec::new();
     let mut i = 0;
     while i < args.len() {
-        if args[i] == "--tools" || args[i] == "--options" {
+        if args[i] == "--tools" || args[i] == "--options" || args[i] == "--stream" {
             i += 2;
             continue;
         }
@@ -98,6 +101,42 @@ fn run(args: &[String]) -> Result<(), String> {
                 println!("{}", g.gbnf);
             }
             Ok(())
+        }
+        Some("parse") if positional.len() >= 3 => {
+            let t = template(positional[1])?;
+            let output = read(positional[2])?;
+            let opts = request_options(args)?;
+            let gp = chat_autoparser::parse::generation_prompt(&t, t.analysis(), &opts).map_err(|e| e.to_string())?;
+            let mut parser = chat_autoparser::parse::StreamParser::new(t.analysis(), &gp, &opts).map_err(|e| e.to_string())?;
+            let chunk = match value(args, "--stream") {
+                Some(n) => n.parse::<usize>().map_err(|_| format!("--stream takes a chunk size in bytes, not {n:?}"))?.max(1),
+                None => usize::MAX,
+            };
+            let streaming = chunk != usize::MAX;
+            let mut rest = output.as_str();
+            while !rest.is_empty() {
+                let mut end = chunk.min(rest.len());
+                while !rest.is_char_boundary(end) {
+                    end += 1;
+                }
+                for d in parser.push(&rest[..end]) {
+                    if streaming {
+                        println!("{}", serde_json::to_string(&d).map_err(|e| e.to_string())?);
+                    }
+                }
+                rest = &rest[end..];
+            }
+            let finished = parser.finish();
+            for d in finished.as_deref().unwrap_or(&[]) {
+                if streaming {
+                    println!("{}", serde_json::to_string(d).map_err(|e| e.to_string())?);
+                }
+            }
+            for d in parser.diagnostics() {
+                eprintln!("diagnostic at byte {}: {}", d.offset, d.message);
+            }
+            println!("{}", serde_json::to_string_pretty(parser.message()).map_err(|e| e.to_string())?);
+            finished.map(|_| ()).map_err(|e| e.to_string())
         }
         Some("render") if positional.len() >= 2 => {
             let t = template(positional[1])?;
