@@ -4,12 +4,12 @@
 //! `cargo test --test conformance_generation_prompt -- --nocapture` prints counts and misses.
 
 mod common;
-#[path = "parse_support/mod.rs"]
-mod parse_support;
+#[path = "case_support/mod.rs"]
+mod case_support;
 
 use chat_autoparser::parse::prompt::generation_prompt;
 use chat_autoparser::{ChatTemplate, RenderOptions};
-use parse_support::{analyses, options_of};
+use case_support::{analyses, options_of};
 use serde_json::Value;
 use std::collections::HashMap;
 

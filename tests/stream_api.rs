@@ -1,13 +1,13 @@
 //! The streaming API's contract: delta shapes, diagnostics, partial vs final, poisoning.
 
 mod common;
-#[path = "parse_support/mod.rs"]
-mod parse_support;
+#[path = "case_support/mod.rs"]
+mod case_support;
 
 use chat_autoparser::api::{Delta, RequestOptions};
 use chat_autoparser::parse::{parse_output, StreamParser};
 use chat_autoparser::ErrorKind;
-use parse_support::analyses;
+use case_support::analyses;
 use serde_json::json;
 
 fn tools() -> Vec<serde_json::Value> {
