@@ -285,3 +285,22 @@ pub fn extract_call_id_markers(pr: &mut Prober, t: &mut ToolsAnalysis) {
         t.format.per_call_end.clear();
     }
 }
+
+/// Does the call header number the calls? The name suffix holds the first call's counter (`:0`)
+/// when, with two calls, the second call's header shows the same suffix counting `1`. Rendered
+/// without a recorded comparison: the two renders differ by more than the counter.
+pub fn detect_header_counter(pr: &mut Prober, t: &mut ToolsAnalysis) {
+    let suffix = &t.function.name_suffix;
+    let Some(at) = suffix.find('0') else { return };
+    // A counter stands alone: not part of a longer number.
+    if suffix[at + 1..].starts_with(|c: char| c.is_ascii_digit()) || suffix[..at].ends_with(|c: char| c.is_ascii_digit()) {
+        return;
+    }
+    let mut p = params_with_call(first_call());
+    p.messages = vec![user(USER_MSG), assistant_calls(vec![first_call(), second_call()])];
+    let Ok(two) = pr.render(&p) else { return };
+    let second = format!("{FUN_SECOND}{}1{}", &suffix[..at], &suffix[at + 1..]);
+    if two.contains(&format!("{FUN_FIRST}{suffix}")) && two.contains(&second) {
+        t.call_id.header_counter_at = Some(at);
+    }
+}

@@ -25,6 +25,9 @@ pub fn analyze(pr: &mut Prober, reasoning: &ReasoningAnalysis, parallel: bool) -
         super::tool_markers::extract_argument_separator(pr, &mut t);
         super::tool_markers::extract_args_markers(pr, &mut t);
         super::tool_markers::extract_call_id_markers(pr, &mut t);
+        if parallel {
+            super::tool_markers::detect_header_counter(pr, &mut t);
+        }
     }
     t
 }

@@ -159,6 +159,11 @@ pub struct CallIdAnalysis {
     pub pos: CallIdPosition,
     pub prefix: String,
     pub suffix: String,
+    /// The call header numbers the calls of a turn (`functions.f:0`, `functions.g:1`): the byte
+    /// offset in `tools.function.name_suffix` where the first call's counter (`0`) starts. The
+    /// model-written header `name_prefix + name + name_suffix[..counter end]` is then the call id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header_counter_at: Option<usize>,
 }
 
 /// Everything about tool calls.

@@ -98,6 +98,8 @@ struct Call {
     /// Text consumed since the call began, while uncommitted (rolled back into content on failure).
     raw: String,
     arg_count: usize,
+    /// The numbered header's counter was read (see `ToolConfig::counter_head`).
+    counted: bool,
     value_is_string: bool,
     value_empty: bool,
     value_norm: PyToJson,
@@ -124,6 +126,8 @@ pub struct AutoParser {
     call: Call,
     calls: usize,
     in_array: bool,
+    /// Calls sit in a section (entered by the section marker, not by a bare per-call marker).
+    section_open: bool,
     /// Deltas produced by the prefill, handed out with the first push.
     pending: Vec<Delta>,
     out_start: usize,
@@ -158,6 +162,7 @@ impl AutoParser {
             call: Call::default(),
             calls: 0,
             in_array: false,
+            section_open: false,
             pending: Vec::new(),
             out_start: 0,
             diags: Vec::new(),
@@ -424,9 +429,22 @@ impl AutoParser {
             self.state = State::Content;
             return Step::Adv(0);
         };
-        let (n, consumed) = match end.find(text) {
+        let found = end.find(text);
+        let call_tools = self.tools().filter(|t| reasoning && self.cfg.reasoning_ends_at_call && !t.trigger_is_body);
+        if let Some(t) = call_tools {
+            let call = [&t.trigger, &t.call_trigger].iter().filter_map(|m| m.find(text)).map(|(s, _)| s).min();
+            if let Some(c) = call.filter(|c| found.is_none_or(|(s, _)| *c < s)) {
+                // The call starts reasoning's end without the end marker.
+                self.emit_reasoning(text.get(..c).unwrap_or(""), out);
+                self.end_reasoning();
+                self.state = State::Content;
+                return Step::Adv(c);
+            }
+        }
+        let call_keep = call_tools.map_or(0, |t| t.trigger.holdback(text).max(t.call_trigger.holdback(text)));
+        let (n, consumed) = match found {
             Some((s, e)) => (s, Some(e)),
-            None => (text.len() - if eof { 0 } else { end.holdback(text) }, None),
+            None => (text.len() - if eof { 0 } else { end.holdback(text).max(call_keep) }, None),
         };
         let piece = text.get(..n).unwrap_or("");
         if reasoning {
@@ -453,13 +471,23 @@ impl AutoParser {
         if skipped > 0 {
             return Step::Adv(skipped);
         }
-        let trigger = self.tools().and_then(|t| t.trigger.find(text).map(|m| (m, t.trigger_is_body)));
+        let trigger = self.tools().and_then(|t| {
+            let section = t.trigger.find(text).map(|m| (m, t.trigger_is_body, true));
+            let call = t.call_trigger.find(text).map(|m| (m, false, false));
+            match (section, call) {
+                (Some(a), Some(b)) => Some(if b.0 .0 < a.0 .0 { b } else { a }),
+                (a, b) => a.or(b),
+            }
+        });
         let wrap = self.cfg.content_wrap.as_ref().and_then(|(s, _)| s.find(text));
         match (trigger, wrap) {
-            (Some(((s, e), body)), w) if w.is_none_or(|(ws, _)| s < ws) => {
+            (Some(((s, e), body, section)), w) if w.is_none_or(|(ws, _)| s < ws) => {
                 let Some(tools) = self.tools() else { return Step::Wait };
+                let section_open = section && !tools.section_start.is_empty();
                 let next = if body {
                     ToolStep::JsonOpen
+                } else if !section {
+                    ToolStep::CallOpen
                 } else if !tools.section_start.is_empty() {
                     if tools.format == ToolFormat::JsonNative { ToolStep::JsonOpen } else { ToolStep::Section }
                 } else if !tools.per_call_start.is_empty() {
@@ -467,6 +495,7 @@ impl AutoParser {
                 } else {
                     ToolStep::Name
                 };
+                self.section_open = section_open;
                 self.emit_content(text.get(..s).unwrap_or(""), out);
                 let consumed = if body { s } else { e };
                 self.begin_call(abs + s, text.get(s..consumed).unwrap_or(""));
@@ -485,7 +514,7 @@ impl AutoParser {
                 let keep = if eof {
                     0
                 } else {
-                    let t = self.tools().map_or(0, |t| t.trigger.holdback(text));
+                    let t = self.tools().map_or(0, |t| t.trigger.holdback(text).max(t.call_trigger.holdback(text)));
                     let w = self.cfg.content_wrap.as_ref().map_or(0, |(s, _)| s.holdback(text));
                     t.max(w)
                 };
@@ -572,6 +601,23 @@ impl AutoParser {
                 }
             }
             ToolStep::NameSuffix => {
+                if let Some(head) = t.counter_head.as_ref().filter(|_| !self.call.counted) {
+                    let Some(rest) = text.strip_prefix(head.as_str()) else {
+                        return if !eof && head.starts_with(text) { Step::Wait } else { Step::Fail("expected the call counter", 0) };
+                    };
+                    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+                    if digits == rest.len() && !eof {
+                        return if digits > MAX_NAME { Step::Fail("call counter too long", 0) } else { Step::Wait };
+                    }
+                    if digits == 0 {
+                        return Step::Fail("expected the call counter", 0);
+                    }
+                    let n = head.len() + digits;
+                    // The numbered header is the call id: `functions.f:0`.
+                    self.call.data.id = format!("{}{}{}", t.name_prefix.core, self.call.data.name, text.get(..n).unwrap_or(""));
+                    self.call.counted = true;
+                    return Step::Adv(n);
+                }
                 let next = if t.id_pos == CallIdPosition::BetweenFuncAndArgs && !t.id_prefix.is_empty() {
                     ToolStep::IdOpen(IdAt::Mid)
                 } else {
@@ -792,7 +838,7 @@ impl AutoParser {
 
     /// The call's closing markers are done: back to the section or to content.
     fn end_call(&mut self) -> Step {
-        let in_section = self.tools().is_some_and(|t| !t.section_start.is_empty() && t.format != ToolFormat::JsonNative);
+        let in_section = self.section_open && self.tools().is_some_and(|t| !t.section_start.is_empty() && t.format != ToolFormat::JsonNative);
         self.state = if in_section { State::Tool(ToolStep::Section) } else { State::Content };
         Step::Adv(0)
     }
@@ -962,7 +1008,21 @@ fn match_name(text: &str, t: &ToolConfig, eof: bool) -> NameMatch {
             continue;
         }
         if let Some(after) = text.strip_prefix(name) {
-            let ok = if t.name_suffix.is_empty() {
+            let ok = if let Some(head) = &t.counter_head {
+                // Numbered header: the name is followed by `head` and a digit.
+                match after.strip_prefix(head.as_str()) {
+                    Some(r) if r.starts_with(|c: char| c.is_ascii_digit()) => true,
+                    Some("") if !eof => {
+                        need = true;
+                        false
+                    }
+                    None if !eof && head.starts_with(after) => {
+                        need = true;
+                        false
+                    }
+                    _ => false,
+                }
+            } else if t.name_suffix.is_empty() {
                 if after.is_empty() && !eof {
                     need = true;
                 }
