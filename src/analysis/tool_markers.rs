@@ -304,3 +304,27 @@ pub fn detect_header_counter(pr: &mut Prober, t: &mut ToolsAnalysis) {
         t.call_id.header_counter_at = Some(at);
     }
 }
+
+/// Does the value prefix tell the value's type? A number argument vs the string one: when the
+/// text between the argument name and the value differs (`string="false"` vs `string="true"`), the
+/// number's is the typed prefix. Rendered without a recorded comparison.
+pub fn detect_typed_value_prefix(pr: &mut Prober, t: &mut ToolsAnalysis) {
+    let a = &t.arguments;
+    if a.value_prefix.is_empty() {
+        return;
+    }
+    let name_end = format!("{ARG_FIRST}{}", a.name_suffix);
+    let mut between = |value: serde_json::Value, shown: &str| -> Option<String> {
+        let out = pr.render(&params_with_call(tool_call(FUN_FIRST, json!({ ARG_FIRST: value }), CALL_ID_001))).ok()?;
+        let from = out.rfind(&name_end)? + name_end.len();
+        let len = out[from..].find(shown)?;
+        Some(out[from..from + len].to_string())
+    };
+    let (Some(string), Some(number)) = (between(json!("XXXX"), "XXXX"), between(json!(12345), "12345")) else { return };
+    if string != number && string.ends_with(&t.arguments.value_prefix) && !trim_ws(&number).is_empty() {
+        let lead = string.len() - t.arguments.value_prefix.len();
+        if number.get(..lead) == string.get(..lead) {
+            t.arguments.typed_value_prefix = number[lead..].to_string();
+        }
+    }
+}

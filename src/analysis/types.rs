@@ -150,6 +150,10 @@ pub struct ArgumentsAnalysis {
     pub value_prefix: String,
     pub value_suffix: String,
     pub separator: String,
+    /// The value prefix of a non-string (JSON) value when it differs from `value_prefix`, the
+    /// string one (`" string="false">` vs `" string="true">`): the prefix then tells the type.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub typed_value_prefix: String,
 }
 
 /// Call-id markers.

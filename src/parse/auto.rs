@@ -710,12 +710,18 @@ impl AutoParser {
             ToolStep::ArgName => {
                 let end = if t.arg_name_suffix.is_empty() { &t.value_prefix } else { &t.arg_name_suffix };
                 let found = end.find(text).or_else(|| if eof && end.is_empty() { Some((text.len(), text.len())) } else { None });
+                // A typed value prefix right after the name says the value is JSON.
+                let typed = if t.arg_name_suffix.is_empty() { t.typed_value_prefix.find(text) } else { None };
+                let (found, typed) = match (found, typed) {
+                    (f, Some(ty)) if f.is_none_or(|(s, _)| ty.0 < s) => (Some(ty), true),
+                    (f, _) => (f, false),
+                };
                 let Some((s, e)) = found else {
                     return if text.len() > MAX_NAME || eof { Step::Fail("argument name not closed", 0) } else { Step::Wait };
                 };
                 let name = text.get(..s).unwrap_or("").trim_matches(is_space).trim_matches(|c| c == '"' || c == '\'');
                 let tool = self.call.data.tool.and_then(|i| t.tools.get(i));
-                let is_string = tool.is_none_or(|d| d.is_string(name));
+                let is_string = !typed && (!t.typed_value_prefix.is_empty() || tool.is_none_or(|d| d.is_string(name)));
                 let call = &mut self.call;
                 call.data.args.push_str(if call.arg_count == 0 { "{" } else { "," });
                 call.data.args.push_str(&serde_json::Value::from(name).to_string());
@@ -728,7 +734,7 @@ impl AutoParser {
                 if is_string {
                     call.data.args.push('"');
                 }
-                self.trail = end.trail.clone();
+                self.trail = if typed { t.typed_value_prefix.trail.clone() } else { end.trail.clone() };
                 let next = if !t.arg_name_suffix.is_empty() && !t.value_prefix.is_empty() { ToolStep::ValuePrefix } else { ToolStep::Value };
                 goto(self, next, e)
             }

@@ -57,6 +57,8 @@ pub struct ToolConfig {
     pub arg_name_prefix: Marker,
     pub arg_name_suffix: Marker,
     pub value_prefix: Marker,
+    /// Value prefix that marks a JSON (non-string) value; empty when the prefix does not tell.
+    pub typed_value_prefix: Marker,
     pub value_suffix: Marker,
     pub arg_separator: Marker,
     pub id_pos: CallIdPosition,
@@ -181,6 +183,7 @@ fn tool_config(analysis: &Analysis, tools: &[Value]) -> ToolConfig {
         arg_name_prefix: Marker::new(&t.arguments.name_prefix),
         arg_name_suffix: Marker::new(&t.arguments.name_suffix),
         value_prefix: Marker::new(&t.arguments.value_prefix),
+        typed_value_prefix: Marker::new(&t.arguments.typed_value_prefix),
         value_suffix: Marker::new(&t.arguments.value_suffix),
         arg_separator: Marker::new(&t.arguments.separator),
         id_pos: t.call_id.pos,
