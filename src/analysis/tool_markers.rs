@@ -81,7 +81,10 @@ pub fn extract_function_markers(pr: &mut Prober, t: &mut ToolsAnalysis) {
         match f.mode {
             ToolFormat::TagWithTagged => {
                 let p = seq(vec![until("YYYY"), lit("YYYY"), P::Space, P::Marker, P::Space, tag("close", P::Rest)]);
-                if let Some(tags) = p.parse(&closer_text) {
+                // The text-content comparison's closer starts right after the last value.
+                let after_value = seq(vec![P::Space, P::Marker, P::Space, tag("close", P::Rest)]);
+                let tags = if closer_text.contains("YYYY") { p.parse(&closer_text) } else { after_value.parse(&closer_text) };
+                if let Some(tags) = tags {
                     t.function.close = get(&tags, "close");
                 }
             }
@@ -326,5 +329,30 @@ pub fn detect_typed_value_prefix(pr: &mut Prober, t: &mut ToolsAnalysis) {
         if number.get(..lead) == string.get(..lead) {
             t.arguments.typed_value_prefix = number[lead..].to_string();
         }
+    }
+}
+
+/// Does the template wrap string values that hold markup characters? A value with `<`, `&` and a
+/// newline vs a plain one: text around the special value that the plain one lacks (`<![CDATA[` …
+/// `]]>`) is a raw-value wrapper. Rendered without a recorded comparison.
+pub fn detect_raw_value_wrapper(pr: &mut Prober, t: &mut ToolsAnalysis) {
+    const SPECIAL: &str = "X<Y&Z\nW";
+    let a = &t.arguments;
+    let (open, close) = (format!("{ARG_FIRST}{}{}", a.name_suffix, a.value_prefix), a.value_suffix.clone());
+    if trim_ws(&close).is_empty() {
+        return;
+    }
+    let mut around = |value: &str| -> Option<(String, String)> {
+        let out = pr.render(&params_with_call(one_arg(value))).ok()?;
+        let from = out.rfind(&open)? + open.len();
+        let at = out[from..].find(value)? + from;
+        let after = at + value.len();
+        let end = out[after..].find(trim_ws(&close))? + after;
+        Some((out[from..at].to_string(), out[after..end].to_string()))
+    };
+    let (Some(plain), Some(wrapped)) = (around("XXXX"), around(SPECIAL)) else { return };
+    if plain.0.is_empty() && plain.1.is_empty() && !trim_ws(&wrapped.0).is_empty() && !trim_ws(&wrapped.1).is_empty() {
+        t.arguments.raw_value_start = wrapped.0;
+        t.arguments.raw_value_end = wrapped.1;
     }
 }

@@ -154,6 +154,12 @@ pub struct ArgumentsAnalysis {
     /// string one (`" string="false">` vs `" string="true">`): the prefix then tells the type.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub typed_value_prefix: String,
+    /// Wrapper around string values holding markup characters (`<![CDATA[` … `]]>`): the text
+    /// between is the raw value.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub raw_value_start: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub raw_value_end: String,
 }
 
 /// Call-id markers.

@@ -102,6 +102,8 @@ struct Call {
     counted: bool,
     value_is_string: bool,
     value_empty: bool,
+    /// The value's raw wrapper: 0 not yet looked for, 1 absent or closed, 2 inside it.
+    raw_wrap: u8,
     value_norm: PyToJson,
 }
 
@@ -730,6 +732,7 @@ impl AutoParser {
                 call.arg_count += 1;
                 call.value_is_string = is_string;
                 call.value_empty = true;
+                call.raw_wrap = 0;
                 call.value_norm = PyToJson::default();
                 if is_string {
                     call.data.args.push('"');
@@ -907,6 +910,9 @@ impl AutoParser {
         if skipped > 0 {
             return Step::Adv(skipped);
         }
+        if let Some(step) = self.raw_value(text, eof) {
+            return step;
+        }
         let Some(t) = self.cfg.tools.as_ref() else { return Step::Fail("no tools", 0) };
         // Without a value suffix the value runs to the next argument or the call's end (kept).
         let (found, keep) = if !t.value_suffix.is_empty() {
@@ -946,6 +952,45 @@ impl AutoParser {
             None if value_end == 0 => Step::Wait,
             None => Step::Adv(value_end),
         }
+    }
+
+    /// A string value in the template's raw wrapper (`<![CDATA[…]]>`): its text is taken verbatim up
+    /// to the wrapper's end. `None` when the value is not (or no longer) inside a wrapper.
+    fn raw_value(&mut self, text: &str, eof: bool) -> Option<Step> {
+        let t = self.cfg.tools.as_ref()?;
+        let (open, close) = (&t.raw_value.0, &t.raw_value.1);
+        let call = &mut self.call;
+        if open.is_empty() || close.is_empty() || !call.value_is_string || call.raw_wrap == 1 {
+            return None;
+        }
+        if call.raw_wrap == 0 {
+            if text.starts_with(open.as_str()) {
+                call.raw_wrap = 2;
+                return Some(Step::Adv(open.len()));
+            }
+            if !eof && open.starts_with(text) {
+                return Some(Step::Wait);
+            }
+            call.raw_wrap = 1;
+            return None;
+        }
+        let (n, consumed) = match text.find(close.as_str()) {
+            Some(p) => (p, Some(p + close.len())),
+            None => (text.len() - if eof { 0 } else { super::scan::held_back_len(text, &[close.as_str()]) }, None),
+        };
+        let piece = text.get(..n).unwrap_or("");
+        if !piece.is_empty() {
+            call.value_empty = false;
+            escape_inner(piece, &mut call.data.args);
+        }
+        Some(match consumed {
+            Some(e) => {
+                call.raw_wrap = 1;
+                Step::Adv(e)
+            }
+            None if n == 0 => Step::Wait,
+            None => Step::Adv(n),
+        })
     }
 
     /// End of input for a whole (non-partial) text: flush everything, error inside a call.

@@ -59,6 +59,8 @@ pub struct ToolConfig {
     pub value_prefix: Marker,
     /// Value prefix that marks a JSON (non-string) value; empty when the prefix does not tell.
     pub typed_value_prefix: Marker,
+    /// Raw string-value wrapper (`<![CDATA[`, `]]>`); empty when the template has none.
+    pub raw_value: (String, String),
     pub value_suffix: Marker,
     pub arg_separator: Marker,
     pub id_pos: CallIdPosition,
@@ -184,6 +186,7 @@ fn tool_config(analysis: &Analysis, tools: &[Value]) -> ToolConfig {
         arg_name_suffix: Marker::new(&t.arguments.name_suffix),
         value_prefix: Marker::new(&t.arguments.value_prefix),
         typed_value_prefix: Marker::new(&t.arguments.typed_value_prefix),
+        raw_value: (t.arguments.raw_value_start.clone(), t.arguments.raw_value_end.clone()),
         value_suffix: Marker::new(&t.arguments.value_suffix),
         arg_separator: Marker::new(&t.arguments.separator),
         id_pos: t.call_id.pos,
