@@ -51,11 +51,40 @@ fn template_messages(template: &ChatTemplate, messages: &[Value]) -> Vec<Value> 
     messages
 }
 
+/// Tools with the optional OpenAI fields filled in (`description`, `parameters`): many templates
+/// concatenate `tool.description` and fail on a tool without one.
+fn template_tools(tools: &[Value]) -> Vec<Value> {
+    let mut tools = tools.to_vec();
+    for t in &mut tools {
+        let f = match t.get_mut("function") {
+            Some(f) if f.is_object() => f,
+            _ => continue,
+        };
+        if f.get("description").is_none_or(Value::is_null) {
+            f["description"] = "".into();
+        }
+        if f.get("parameters").is_none_or(Value::is_null) {
+            f["parameters"] = serde_json::json!({ "type": "object", "properties": {} });
+        }
+    }
+    tools
+}
+
 fn render(template: &ChatTemplate, messages: &[Value], options: &RequestOptions, add_generation_prompt: bool) -> Result<String> {
+    let with_tools = render_with(template, messages, options, add_generation_prompt, true);
+    match with_tools {
+        // The turn's opening rarely depends on the tool list; a template that cannot render the given
+        // tools (missing fields it insists on) still yields its generation prompt without them.
+        Err(_) if !options.tools.is_empty() => render_with(template, messages, options, add_generation_prompt, false).or(with_tools),
+        r => r,
+    }
+}
+
+fn render_with(template: &ChatTemplate, messages: &[Value], options: &RequestOptions, add_generation_prompt: bool, tools: bool) -> Result<String> {
     let mut ctx = Map::new();
     ctx.insert("messages".into(), Value::Array(template_messages(template, messages)));
-    if !options.tools.is_empty() {
-        ctx.insert("tools".into(), Value::Array(options.tools.clone()));
+    if tools && !options.tools.is_empty() {
+        ctx.insert("tools".into(), Value::Array(template_tools(&options.tools)));
     }
     ctx.insert("add_generation_prompt".into(), add_generation_prompt.into());
     ctx.insert("enable_thinking".into(), options.enable_thinking.into());

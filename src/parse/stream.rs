@@ -114,6 +114,11 @@ impl StreamParser {
         &self.message
     }
 
+    /// True once the output reached a stop marker after which nothing more is expected.
+    pub fn stopped(&self) -> bool {
+        self.inner.stopped()
+    }
+
     /// Problems seen in the output so far.
     pub fn diagnostics(&self) -> &[Diagnostic] {
         self.inner.diagnostics()

@@ -66,6 +66,145 @@ export interface Caps {
   supportsObjectArguments: boolean;
 }
 
+/** Request options for parsing and grammar building (camelCase). Unknown keys are an `InvalidInput` error. */
+export interface RequestOptions {
+  /** OpenAI-style tools offered to the model. */
+  tools?: Tool[];
+  /** The conversation the output answers (default: one user message). */
+  messages?: ChatMessage[];
+  addGenerationPrompt?: boolean;
+  /** `none` | `content` | `reasoning` | `auto`: the last message is an assistant prefill being continued. */
+  continueFinalMessage?: 'none' | 'content' | 'reasoning' | 'auto';
+  /** Default true. */
+  enableThinking?: boolean;
+  /** `none` keeps reasoning (with its markers) in content. Default `auto`. */
+  reasoningFormat?: 'none' | 'auto' | 'deepseek' | 'deepseek-legacy';
+  parallelToolCalls?: boolean;
+  toolChoice?: 'auto' | 'required' | 'none';
+  /** Response-format JSON schema: the answer is JSON. */
+  jsonSchema?: Record<string, unknown> | null;
+  /** The text may be cut short: a truncated tool call is kept instead of being an error. */
+  isPartial?: boolean;
+  /** Extra template variables. */
+  extraContext?: Record<string, unknown>;
+}
+
+/** An OpenAI-style tool call in a parsed message. */
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; /** JSON text */ arguments: string };
+}
+
+/** A parsed assistant message (OpenAI wire format). */
+export interface Message {
+  role: 'assistant';
+  content: string | null;
+  reasoning_content: string | null;
+  tool_calls?: ToolCall[];
+}
+
+/** One OpenAI `chat.completion.chunk` delta. */
+export type Delta =
+  | { content: string }
+  | { reasoning_content: string }
+  | { tool_calls: [{ index: number; id?: string; type?: 'function'; function: { name?: string; arguments?: string } }] };
+
+/** A problem seen in malformed model output (streaming never throws for these). */
+export interface Diagnostic { offset: number; message: string }
+
+export type ReasoningMode = 'NONE' | 'TAG_BASED' | 'DELIMITER' | 'FORCED_OPEN' | 'FORCED_CLOSED' | 'TOOLS_ONLY';
+export type ContentMode = 'PLAIN' | 'ALWAYS_WRAPPED' | 'WRAPPED_WITH_REASONING';
+export type ToolFormat = 'NONE' | 'JSON_NATIVE' | 'TAG_WITH_JSON' | 'TAG_WITH_TAGGED';
+export type CallIdPosition = 'NONE' | 'PRE_FUNC_NAME' | 'BETWEEN_FUNC_AND_ARGS' | 'POST_ARGS';
+export type Handler = 'autoparser' | 'GPT-OSS' | 'Functionary v3.2' | 'Ministral/Magistral Large 3';
+
+/** One comparison the analyzer made: what variant B changed, and the split of the two renders. */
+export interface DiffRecord { step: string; changed: string; ok: boolean; prefix: string; left: string; right: string; suffix: string }
+
+/** How a template's model writes reasoning, content and tool calls. */
+export interface Analysis {
+  handler: Handler;
+  caps: Caps;
+  userStart: string;
+  assistantStart: string;
+  reasoning: { mode: ReasoningMode; start: string; end: string };
+  content: { mode: ContentMode; start: string; end: string; requiresNonnullContent: boolean };
+  tools: {
+    format: {
+      mode: ToolFormat; sectionStart: string; sectionEnd: string; perCallStart: string; perCallEnd: string;
+      funNameIsKey: boolean; toolsArrayWrapped: boolean; openaiWrapperTrigger: boolean; usesPythonDicts: boolean;
+      functionField: string; nameField: string; argsField: string; idField: string; genIdField: string; parameterOrder: string[];
+      [more: string]: unknown;
+    };
+    function: { namePrefix: string; nameSuffix: string; close: string };
+    arguments: { start: string; end: string; namePrefix: string; nameSuffix: string; valuePrefix: string; valueSuffix: string; separator: string; [more: string]: unknown };
+    callId: { pos: CallIdPosition; prefix: string; suffix: string };
+  };
+  preservedTokens: string[];
+  analysisComplete: boolean;
+  diffs: DiffRecord[];
+  workarounds: string[];
+  diagnostics: string[];
+}
+
+/** A lazy-grammar trigger (as llama.cpp's `grammar_triggers`). */
+export interface Trigger { type: 'word' | 'pattern' | 'pattern_full' | 'token'; value: string }
+
+/** A GBNF grammar for constrained tool calling. `gbnf` is empty when there is nothing to constrain. */
+export interface Grammar { gbnf: string; lazy: boolean; triggers: Trigger[]; preservedTokens: string[] }
+
+/** Result of `checkGrammar`. */
+export interface CheckResult { accepted: boolean; /** byte offset of the first mismatch */ errorAt?: number }
+
+/** One round trip of `verifyTemplate`. */
+export interface VerifyResult { name: string; ok: boolean; output: string; expected: Message; actual: Message; error?: string; skipped?: string }
+
+/** Result of `verifyTemplate`. */
+export interface VerifyReport { ok: boolean; results: VerifyResult[] }
+
+/** A template source string, or a compiled `ChatTemplate` (analysis is cached on it). */
+export type TemplateOrSource = ChatTemplate | string;
+
+/** Analyse a template. */
+export function analyzeTemplate(source: string, options?: RenderOptions): Analysis;
+
+/** What the template appends for the assistant's turn, for this request. */
+export function generationPrompt(templateOrSource: TemplateOrSource, options?: RequestOptions): string;
+
+/**
+ * Parse a whole model output.
+ * @throws {ChatAutoparserError} `Parse` (with `offset`) when `isPartial` is false and the output ends inside a tool call.
+ */
+export function parseOutput(templateOrSource: TemplateOrSource, text: string, options?: RequestOptions): Message;
+
+/** Streaming parser: one O(n) state machine; only text that could still begin a marker is held back. */
+export class StreamParser {
+  constructor(templateOrSource: TemplateOrSource, options?: RequestOptions);
+  /** Consume a chunk; never throws on malformed output (see `diagnostics`). */
+  push(chunk: string): Delta[];
+  /**
+   * Flush held-back text.
+   * @throws {ChatAutoparserError} `Parse` when `isPartial` is false and the output ends inside a tool call;
+   * the error's `deltas` property holds the flushed deltas.
+   */
+  finish(): Delta[];
+  readonly message: Message;
+  readonly diagnostics: Diagnostic[];
+  /** True after a stop marker (harmony `<|return|>` / `<|call|>`). */
+  readonly stopped: boolean;
+  free(): void;
+}
+
+/** Build the GBNF grammar, lazy triggers and preserved tokens for a request's tools. */
+export function buildGrammar(templateOrSource: TemplateOrSource, options?: RequestOptions): Grammar;
+
+/** Check a text against a GBNF grammar. @throws {ChatAutoparserError} `Grammar` for an invalid grammar. */
+export function checkGrammar(gbnf: string, text: string): CheckResult;
+
+/** Render assistant messages through the template and parse them back. */
+export function verifyTemplate(templateOrSource: TemplateOrSource): VerifyReport;
+
 /** The package version. */
 export function version(): string;
 
@@ -83,6 +222,8 @@ export class ChatTemplate {
   render(context: RenderContext): string;
   /** Capabilities (probed once, then cached). */
   readonly caps: Caps;
+  /** The template's analysis (computed on first use, then cached). */
+  readonly analysis: Analysis;
   /** The template source. */
   readonly source: string;
   free(): void;

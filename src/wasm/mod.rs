@@ -105,3 +105,91 @@ pub fn build_grammar(template_or_source: JsValue, options: JsValue) -> Result<Js
 pub fn check_grammar(gbnf: &str, text: &str) -> Result<JsValue, JsValue> {
     to_js(&js(crate::gbnf::check_grammar(gbnf, text))?)
 }
+
+/// The analysis, generation prompt and request options for a parse.
+fn parse_setup(template_or_source: &JsValue, options: JsValue) -> Result<(Rc<crate::ChatTemplate>, String, RequestOptions), JsValue> {
+    let t = template_arg(template_or_source)?;
+    let opts: RequestOptions = from_js_opt(options, "options")?;
+    let gp = js(crate::parse::generation_prompt(&t, t.analysis(), &opts))?;
+    Ok((t, gp, opts))
+}
+
+/// What the template appends for the assistant's turn (the text the parser reads before the output).
+#[wasm_bindgen(js_name = generationPrompt)]
+pub fn generation_prompt(template_or_source: JsValue, options: JsValue) -> Result<String, JsValue> {
+    Ok(parse_setup(&template_or_source, options)?.1)
+}
+
+/// Parse a whole model output into an OpenAI-style assistant message.
+/// Throws a `Parse` error (with `offset`) only when `isPartial` is false and the output ends inside a
+/// tool call.
+#[wasm_bindgen(js_name = parseOutput)]
+pub fn parse_output(template_or_source: JsValue, text: &str, options: JsValue) -> Result<JsValue, JsValue> {
+    let (t, gp, opts) = parse_setup(&template_or_source, options)?;
+    let msg = js(crate::parse::parse_output(t.analysis(), &gp, text, &opts))?;
+    to_js(&msg)
+}
+
+/// Render assistant messages through the template and parse them back: the template's self-test.
+#[wasm_bindgen(js_name = verifyTemplate)]
+pub fn verify_template(template_or_source: JsValue) -> Result<JsValue, JsValue> {
+    let t = template_arg(&template_or_source)?;
+    to_js(&crate::verify_template(&t))
+}
+
+/// Streaming parser: `push(chunk)` returns OpenAI `chat.completion.chunk` deltas; `finish()` flushes.
+#[wasm_bindgen(js_name = StreamParser)]
+pub struct JsStreamParser {
+    inner: crate::parse::StreamParser,
+    // Keeps the template (and its analysis) alive while the parser lives.
+    _template: Rc<crate::ChatTemplate>,
+}
+
+#[wasm_bindgen(js_class = StreamParser)]
+impl JsStreamParser {
+    /// `templateOrSource`: a `ChatTemplate` or a template source string; `options`: request options.
+    #[wasm_bindgen(constructor)]
+    pub fn new(template_or_source: JsValue, options: JsValue) -> Result<JsStreamParser, JsValue> {
+        let (t, gp, opts) = parse_setup(&template_or_source, options)?;
+        let inner = js(crate::parse::StreamParser::new(t.analysis(), &gp, &opts))?;
+        Ok(JsStreamParser { inner, _template: t })
+    }
+
+    /// Consume a chunk; returns the deltas it completed (often none while a marker may be starting).
+    /// Never throws on malformed output: see `diagnostics`.
+    pub fn push(&mut self, chunk: &str) -> Result<JsValue, JsValue> {
+        to_js(&self.inner.push(chunk))
+    }
+
+    /// End of output: returns the remaining deltas. With `isPartial: false`, output that ends inside a
+    /// tool call throws a `Parse` error with `offset`; its `deltas` property holds the flushed deltas.
+    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
+        match self.inner.finish() {
+            Ok(deltas) => to_js(&deltas),
+            Err(e) => {
+                let err = convert::to_js_error(e);
+                let deltas = to_js(&self.inner.take_failed_deltas())?;
+                let _ = js_sys::Reflect::set(&err, &JsValue::from_str("deltas"), &deltas);
+                Err(err)
+            }
+        }
+    }
+
+    /// The message so far.
+    #[wasm_bindgen(getter)]
+    pub fn message(&self) -> Result<JsValue, JsValue> {
+        to_js(self.inner.message())
+    }
+
+    /// Problems seen in the output so far: `[{offset, message}]`.
+    #[wasm_bindgen(getter)]
+    pub fn diagnostics(&self) -> Result<JsValue, JsValue> {
+        to_js(self.inner.diagnostics())
+    }
+
+    /// True once the output reached a stop marker (harmony `<|return|>` / `<|call|>`).
+    #[wasm_bindgen(getter)]
+    pub fn stopped(&self) -> bool {
+        self.inner.stopped()
+    }
+}

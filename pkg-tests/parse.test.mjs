@@ -1,0 +1,133 @@
+// Parsing through the built package: whole text, streams in random chunks, errors, and cases.jsonl.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ChatTemplate, StreamParser, parseOutput, analyzeTemplate, generationPrompt, verifyTemplate } from 'chat-autoparser';
+import { loadJsonl, templateSource } from './helpers.mjs';
+
+const WEATHER = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object',
+  properties: { location: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } }, required: ['location'] } } }];
+
+function optionsOf(c) {
+  return {
+    tools: c.tools ?? [], messages: c.messages, addGenerationPrompt: c.add_generation_prompt,
+    continueFinalMessage: c.continue_final_message, enableThinking: c.enable_thinking, reasoningFormat: c.reasoning_format,
+    parallelToolCalls: c.parallel_tool_calls, toolChoice: c.tool_choice, jsonSchema: c.json_schema, isPartial: c.is_partial,
+  };
+}
+
+const trim = (s) => (s ?? '').replace(/^[ \t\n\r\f\v]+|[ \t\n\r\f\v]+$/g, '');
+const normArgs = (a) => { try { return JSON.stringify(JSON.parse(a)); } catch { return ''; } };
+function sameAsExpected(msg, exp) {
+  if (trim(msg.content) !== trim(exp.content) || trim(msg.reasoning_content) !== trim(exp.reasoning_content)) return false;
+  const calls = msg.tool_calls ?? [];
+  if (calls.length !== exp.tool_calls.length) return false;
+  return calls.every((c, i) => c.function.name === exp.tool_calls[i].name && c.id === exp.tool_calls[i].id
+    && normArgs(c.function.arguments) === normArgs(exp.tool_calls[i].arguments));
+}
+
+function applyDelta(m, d) {
+  if (d.content !== undefined) m.content = (m.content ?? '') + d.content;
+  if (d.reasoning_content !== undefined) m.reasoning_content = (m.reasoning_content ?? '') + d.reasoning_content;
+  for (const tc of d.tool_calls ?? []) {
+    m.tool_calls ??= [];
+    const call = (m.tool_calls[tc.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
+    if (tc.id) call.id += tc.id;
+    if (tc.function?.name) call.function.name += tc.function.name;
+    if (tc.function?.arguments) call.function.arguments += tc.function.arguments;
+  }
+}
+
+test('a Qwen3-Coder tool call, whole and streamed one character at a time', () => {
+  const tmpl = new ChatTemplate(templateSource('Qwen3-Coder.jinja'));
+  const text = 'Let me check.\n<tool_call>\n<function=get_weather>\n<parameter=location>\nParis\n</parameter>\n</function>\n</tool_call>';
+  const whole = parseOutput(tmpl, text, { tools: WEATHER });
+  assert.equal(whole.role, 'assistant');
+  assert.equal(whole.content.trim(), 'Let me check.');
+  assert.equal(whole.tool_calls.length, 1);
+  assert.equal(whole.tool_calls[0].type, 'function');
+  assert.equal(whole.tool_calls[0].function.name, 'get_weather');
+  assert.deepEqual(JSON.parse(whole.tool_calls[0].function.arguments), { location: 'Paris' });
+
+  const p = new StreamParser(tmpl, { tools: WEATHER });
+  const deltas = [];
+  for (const ch of text) deltas.push(...p.push(ch));
+  deltas.push(...p.finish());
+  const rebuilt = { content: null, reasoning_content: null };
+  for (const d of deltas) applyDelta(rebuilt, d);
+  assert.deepEqual(p.message, whole);
+  assert.equal(rebuilt.content, whole.content);
+  assert.equal(rebuilt.tool_calls[0].function.arguments, whole.tool_calls[0].function.arguments);
+  const first = deltas.find((d) => d.tool_calls);
+  assert.equal(first.tool_calls[0].function.name, 'get_weather', 'the name arrives complete, in the first tool delta');
+  assert.equal(first.tool_calls[0].type, 'function');
+  p.free();
+});
+
+test('a truncated tool call: isPartial keeps it, otherwise finish throws a Parse error with the offset', () => {
+  const src = templateSource('NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja');
+  const text = 'Hi <tool_call>\n{"name": "get_weather", "arguments": {"location": "Par';
+  const partial = parseOutput(src, text, { tools: WEATHER, isPartial: true });
+  assert.equal(partial.tool_calls?.[0]?.function.name, 'get_weather');
+  assert.throws(() => parseOutput(src, text, { tools: WEATHER }), (e) => e instanceof Error && e.kind === 'Parse' && typeof e.offset === 'number');
+  const p = new StreamParser(src, { tools: WEATHER });
+  for (let i = 0; i < text.length; i += 5) p.push(text.slice(i, i + 5)); // never throws while streaming
+  assert.throws(() => p.finish(), (e) => e.kind === 'Parse' && Array.isArray(e.deltas));
+});
+
+test('malformed output streams without throwing and is reported as a diagnostic', () => {
+  const p = new StreamParser(templateSource('NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja'), { tools: WEATHER, isPartial: true });
+  const text = 'before <tool_call>{"name": "nope", "arguments": {]}</tool_call> after';
+  for (const ch of text) p.push(ch);
+  p.finish();
+  const m = p.message;
+  const all = (m.content ?? '') + (m.reasoning_content ?? '') + JSON.stringify(m.tool_calls ?? []);
+  assert.match(all, /before/);
+  assert.match(all, /after/);
+});
+
+test('cases.jsonl through the wasm build: whole text and random chunks agree with the expected message', () => {
+  const cases = loadJsonl('cases.jsonl').filter((c) => c.kind === 'parse');
+  const compiled = new Map();
+  let pass = 0; let agree = 0;
+  let seed = 12345;
+  const rand = (n) => { seed = (seed * 1103515245 + 12345) % 2147483648; return 1 + (seed % n); };
+  for (const c of cases) {
+    if (!compiled.has(c.template)) compiled.set(c.template, new ChatTemplate(templateSource(c.template), { now: 1795305600 }));
+    const t = compiled.get(c.template);
+    const opts = optionsOf(c);
+    let whole;
+    try { whole = parseOutput(t, c.input, opts); } catch { continue; }
+    if (sameAsExpected(whole, c.expected)) pass++;
+    const p = new StreamParser(t, opts);
+    for (let i = 0; i < c.input.length;) { const n = rand(7); p.push(c.input.slice(i, i + n)); i += n; }
+    try { p.finish(); } catch { /* same error as whole */ }
+    if (JSON.stringify(p.message) === JSON.stringify(whole)) agree++; else assert.fail(`case ${c.id}: stream differs from whole text`);
+    p.free();
+  }
+  console.log(`wasm cases: ${pass}/${cases.length} as expected, ${agree} streams identical to whole-text parses`);
+  assert.ok(pass >= 220, `only ${pass} cases pass through wasm`);
+});
+
+test('analysis, generation prompt and verify through wasm', () => {
+  const src = templateSource('Qwen3-Coder.jinja');
+  const a = analyzeTemplate(src);
+  assert.equal(a.handler, 'autoparser');
+  assert.equal(a.tools.format.mode, 'TAG_WITH_TAGGED');
+  assert.equal(a.tools.function.namePrefix, '<function=');
+  assert.ok(a.diffs.length > 5 && a.diffs.every((d) => typeof d.prefix === 'string' && typeof d.step === 'string'));
+  const t = new ChatTemplate(src);
+  assert.deepEqual(t.analysis.tools.format, a.tools.format);
+  assert.match(generationPrompt(t, { messages: [{ role: 'user', content: 'hi' }] }), /<\|im_start\|>assistant\n$/);
+  const v = verifyTemplate(t);
+  assert.equal(v.ok, true, JSON.stringify(v.results.filter((r) => !r.ok)));
+  assert.ok(v.results.some((r) => r.name === 'tool_call' && r.output.includes('<function=get_weather>')));
+  assert.equal(analyzeTemplate(templateSource('openai-gpt-oss-120b.jinja')).handler, 'GPT-OSS');
+});
+
+test('templateOrSource must be a string or a live ChatTemplate', () => {
+  assert.throws(() => parseOutput({}, 'x'), (e) => e.kind === 'InvalidInput' && /templateOrSource/.test(e.message));
+  const t = new ChatTemplate('{{ messages[0].content }}');
+  t.free();
+  assert.throws(() => parseOutput(t, 'x'), (e) => e instanceof Error);
+  assert.throws(() => parseOutput('x', 'y', { reasoningFmt: 'none' }), (e) => e.kind === 'InvalidInput' && /reasoningFmt/.test(e.message));
+});

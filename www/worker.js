@@ -1,0 +1,180 @@
+// The wasm runs here, off the main thread, so analysing a large template never freezes the page.
+// Protocol: main posts {id, op, args}; the worker answers {id, ok: true, result} or {id, ok: false, error}.
+import init, * as api from './pkg/chat_autoparser.js';
+import { grammarStart, byteLength } from './triggers.js';
+
+const ready = init();
+
+/** Which parts of the API this build has (the playground degrades panel by panel). */
+function features() {
+  const has = (name) => typeof api[name] === 'function';
+  return {
+    analyzeTemplate: has('analyzeTemplate'),
+    StreamParser: has('StreamParser'),
+    parseOutput: has('parseOutput'),
+    buildGrammar: has('buildGrammar'),
+    checkGrammar: has('checkGrammar'),
+    verifyTemplate: has('verifyTemplate'),
+  };
+}
+
+// One compiled template, reused by every request on the same source.
+let compiled = null;
+function template(source) {
+  if (compiled && compiled.source === source) return compiled.tpl;
+  const tpl = new api.ChatTemplate(source);
+  if (compiled) compiled.tpl.free();
+  compiled = { source, tpl };
+  return tpl;
+}
+
+function need(name) {
+  if (typeof api[name] !== 'function') {
+    throw Object.assign(new Error(`${name} is not in this build`), { kind: 'NotInBuild' });
+  }
+}
+
+// Sample outputs when verifyTemplate is missing: the text an assistant turn adds after the generation prompt.
+const SAMPLE_TURNS = [
+  { name: 'content', msg: { role: 'assistant', content: 'The weather in Paris is sunny, 22°C.' } },
+  {
+    name: 'tool call',
+    msg: {
+      role: 'assistant', content: '',
+      tool_calls: [{ id: 'call_0001', type: 'function', function: { name: 'get_weather', arguments: { location: 'Paris' } } }],
+    },
+  },
+];
+
+function fixturesByRender(source, request) {
+  const tpl = template(source);
+  const messages = [{ role: 'user', content: "What's the weather in Paris?" }];
+  const base = { messages, tools: request.tools, enable_thinking: request.enableThinking };
+  const prompt = tpl.render({ ...base, add_generation_prompt: true });
+  const out = [];
+  for (const { name, msg } of SAMPLE_TURNS) {
+    try {
+      const full = tpl.render({ ...base, messages: [...messages, msg], add_generation_prompt: false });
+      if (full.startsWith(prompt)) out.push({ name: `${name} (render diff)`, ok: null, output: full.slice(prompt.length) });
+    } catch { /* a template that rejects this turn simply has no such fixture */ }
+  }
+  // The text after the plain-content turn's content is the end of turn (EOS and the like), which a
+  // model's output does not contain: strip it from every fixture.
+  const text = SAMPLE_TURNS[0].msg.content;
+  const first = out[0]?.output ?? '';
+  const at = first.lastIndexOf(text);
+  const eot = at >= 0 ? first.slice(at + text.length) : '';
+  if (eot) for (const f of out) if (f.output.endsWith(eot)) f.output = f.output.slice(0, -eot.length);
+  return out;
+}
+
+let stream = null;
+
+/**
+ * Check a model output against a grammar the way llama.cpp applies it: from the first trigger of a lazy
+ * grammar on. Offsets in the answer are UTF-8 bytes into the whole output.
+ */
+function checkOutput(grammar, output) {
+  const { start, trigger, errors } = grammarStart(grammar, output);
+  if (start < 0) return { accepted: true, untriggered: true, start: null, trigger: null, errors };
+  const skip = byteLength(output.slice(0, start));
+  const r = api.checkGrammar(grammar.gbnf, output.slice(start));
+  return {
+    accepted: r.accepted, errorAt: r.errorAt === undefined || r.errorAt === null ? undefined : r.errorAt + skip,
+    start: skip, trigger, errors,
+  };
+}
+
+const ops = {
+  hello: () => ({ version: api.version(), features: features() }),
+
+  analyze({ source }) {
+    const t0 = performance.now();
+    const tpl = template(source);
+    const caps = tpl.caps;
+    let analysis = null;
+    if (typeof api.analyzeTemplate === 'function') {
+      analysis = 'analysis' in tpl ? tpl.analysis : api.analyzeTemplate(source);
+    }
+    return { caps, analysis, ms: performance.now() - t0 };
+  },
+
+  render: ({ source, context }) => template(source).render(context),
+
+  grammar({ source, request, output }) {
+    need('buildGrammar');
+    const grammar = api.buildGrammar(template(source), request);
+    let check = null;
+    let checkError = null;
+    if (typeof api.checkGrammar === 'function' && typeof output === 'string') {
+      try { check = checkOutput(grammar, output); } catch (e) { checkError = serialize(e); }
+    }
+    return { grammar, check, checkError };
+  },
+
+  check({ grammar, output }) {
+    need('checkGrammar');
+    return checkOutput(grammar, output);
+  },
+
+  verify({ source, request }) {
+    need('verifyTemplate');
+    return api.verifyTemplate(source, request);
+  },
+
+  fixtures({ source, request }) {
+    if (typeof api.verifyTemplate === 'function') {
+      const v = api.verifyTemplate(source, request);
+      return (v.results || []).filter((r) => typeof r.output === 'string')
+        .map((r) => ({ name: r.name, ok: r.ok, output: r.output, hasToolCalls: !!r.expected?.tool_calls?.length }));
+    }
+    return fixturesByRender(source, request).map((f) => ({ ...f, hasToolCalls: f.name.startsWith('tool') }));
+  },
+
+  parse({ source, request, text }) {
+    need('parseOutput');
+    return api.parseOutput(template(source), text, request);
+  },
+
+  streamStart({ source, request }) {
+    need('StreamParser');
+    if (stream) stream.free?.();
+    stream = new api.StreamParser(template(source), request);
+    return true;
+  },
+
+  streamPush({ chunk }) {
+    if (!stream) throw Object.assign(new Error('no stream started'), { kind: 'InvalidInput' });
+    const deltas = stream.push(chunk);
+    return { deltas, diagnostics: stream.diagnostics, stopped: stream.stopped };
+  },
+
+  streamFinish() {
+    if (!stream) throw Object.assign(new Error('no stream started'), { kind: 'InvalidInput' });
+    const deltas = stream.finish();
+    return { deltas, message: stream.message, diagnostics: stream.diagnostics, stopped: stream.stopped };
+  },
+};
+
+/** Errors cross postMessage as plain objects; keep the kind and location the wasm attached. */
+function serialize(e) {
+  if (!(e instanceof Object)) return { message: String(e) };
+  return {
+    name: e.name, kind: e.kind, message: e.message ?? String(e),
+    line: e.line, column: e.column, offset: e.offset,
+    // A RuntimeError means the wasm instance trapped: the page restarts the worker.
+    fatal: e instanceof WebAssembly.RuntimeError,
+  };
+}
+
+self.onmessage = async ({ data }) => {
+  const { id, op, args } = data;
+  try {
+    await ready;
+    const fn = ops[op];
+    if (!fn) throw new Error(`unknown op ${op}`);
+    self.postMessage({ id, ok: true, result: fn(args || {}) });
+  } catch (e) {
+    self.postMessage({ id, ok: false, error: serialize(e) });
+  }
+};
