@@ -43,6 +43,7 @@ const SNAPSHOT: &[(&str, &[(&str, &str)])] = &[
         ("tools.format.sectionStart", "<｜DSML｜function_calls>\n"), ("tools.format.sectionEnd", "</｜DSML｜function_calls>"),
         ("tools.function.namePrefix", "<｜DSML｜invoke name=\""), ("tools.function.nameSuffix", "\">\n"), ("tools.function.close", "</｜DSML｜invoke>\n"),
         ("tools.arguments.namePrefix", "<｜DSML｜parameter name=\""), ("tools.arguments.valueSuffix", "</｜DSML｜parameter>\n"),
+        ("tools.arguments.valuePrefix", "\" string=\"true\">"), ("tools.arguments.typedValuePrefix", "\" string=\"false\">"),
     ]),
     // `<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{…}<|tool_call_end|><|tool_calls_section_end|>`
     ("Kimi-K2-Thinking.jinja", &[
@@ -65,6 +66,8 @@ const SNAPSHOT: &[(&str, &[(&str, &str)])] = &[
         ("reasoning.start", "<think>\n"), ("tools.format.mode", "TAG_WITH_TAGGED"),
         ("tools.function.namePrefix", "<function name=\""), ("tools.function.nameSuffix", "\">"),
         ("tools.arguments.namePrefix", "<param name=\""), ("tools.arguments.valuePrefix", "\">"),
+        ("tools.arguments.valueSuffix", "</param>"), ("tools.function.close", "</function>"),
+        ("tools.arguments.rawValueStart", "<![CDATA["), ("tools.arguments.rawValueEnd", "]]>"),
     ]),
     // `<|channel>thought\n…<channel|>`; calls `<|tool_call>call:f{a:<|"|>v<|"|>}<tool_call|>` (see GAPS).
     ("google-gemma-4-31B-it.jinja", &[("reasoning.end", "<channel|>")]),

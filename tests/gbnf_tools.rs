@@ -233,12 +233,12 @@ fn tool_grammars_accept_llama_cpp_checked_texts() {
     }
 }
 
-/// Reached: 100/187. The 87 others are templates llama.cpp handles with hand-written code we do not
+/// Reached: 106/187 (Kimi K2 calls without their section are accepted since 106). The others are templates llama.cpp handles with hand-written code we do not
 /// have (printed as FAIL above): Gemma4 16, Kimi K2 12, LFM2/LFM2.5 43 (no or probe-leaking tool
 /// format), DeepSeek V3.2 8 (`string="false"` for non-string values, unseen by the analysis), MiniCPM5 6
 /// (value suffix swallowed the closing tags), tagged thinking tools 2 (a tool call inside the
 /// reasoning fired the trigger; llama.cpp's handler adds a `</think> .*` tail).
-const ACCEPT_FLOOR: usize = 100;
+const ACCEPT_FLOOR: usize = 106;
 
 #[test]
 fn triggers_and_preserved_tokens_match_llama_cpp() {
@@ -375,3 +375,41 @@ fn fixed_request_enum_and_modes() {
     let nameless: RequestOptions = serde_json::from_value(json!({"tools": [{"type": "function", "function": {}}]})).unwrap();
     assert!(build_grammar(&rec("Qwen3-Coder.jinja"), &nameless).is_err());
 }
+
+/// Families llama.cpp parses with hand-written code and we parse through our OWN analysis (numbered
+/// call headers, typed value prefixes, raw value wrappers): our grammar, built from our analysis,
+/// must accept the text llama.cpp checked against its grammar.
+#[test]
+fn own_analysis_grammars_accept_checked_texts() {
+    use chat_autoparser::{ChatTemplate, RenderOptions};
+    const FAMILIES: [&str; 3] = ["Kimi K2 Thinking", "DeepSeek V3.2", "MiniCPM5"];
+    let mut templates: BTreeMap<String, ChatTemplate> = BTreeMap::new();
+    let mut tally = Tally::default();
+    for case in common::load_jsonl("cases.jsonl") {
+        let gc = &case["grammar_check"];
+        if gc["checked"] != true || gc["matched"] != true || !FAMILIES.iter().any(|f| case["handler"] == *f) {
+            continue;
+        }
+        let name = case["template"].as_str().unwrap().to_string();
+        let t = templates.entry(name.clone()).or_insert_with(|| ChatTemplate::new(&common::template_source(&name), RenderOptions::default()).unwrap());
+        let grammar = build_grammar(t.analysis(), &options_from(&case)).expect("grammar builds");
+        let parsed = ParsedGrammar::parse(&grammar.gbnf).expect("grammar parses");
+        let mut text = gc["constrained_text"].as_str().unwrap().to_string();
+        let ps = &case["prompt_side"];
+        if ps["grammar_lazy"] == false {
+            let gp = ps["generation_prompt"].as_str().unwrap_or("");
+            text = text.strip_prefix(gp).unwrap_or(&text).to_string();
+        }
+        let ok = accepts(&parsed, &text);
+        if !ok {
+            println!("  FAIL case {} {name}: {text:?}", case["id"]);
+        }
+        tally.add(ok);
+    }
+    println!("own-analysis grammars accept llama.cpp's checked text: {}/{}", tally.ok, tally.tried);
+    assert!(tally.ok >= OWN_FLOOR, "accepted {} < {OWN_FLOOR}", tally.ok);
+}
+
+/// Reached: 27/29. Known failures: Kimi K2 cases 174 and 175 omit `<|tool_call_end|>` after the
+/// arguments (the parser tolerates it with a diagnostic; the grammar requires the closing marker).
+const OWN_FLOOR: usize = 27;

@@ -9,6 +9,9 @@ use chat_autoparser::analysis::types::Analysis;
 use chat_autoparser::api::{Delta, Message, RequestOptions};
 use chat_autoparser::parse::StreamParser;
 use case_support::{analyses, options_of};
+use chat_autoparser::parse::generation_prompt;
+use chat_autoparser::{ChatTemplate, RenderOptions};
+use std::collections::HashMap;
 
 /// Small deterministic PRNG (xorshift64*), seeded per case.
 struct Rng(u64);
@@ -72,25 +75,55 @@ fn random_splits_match_whole_text() {
         let input = case["input"].as_str().unwrap_or("");
         let whole = stream(analysis, gp, &options, &[input]);
         assert_eq!(Message::from_deltas(&whole.2), whole.0, "case #{}: deltas do not rebuild the message", case["id"]);
-        let one_char: Vec<usize> = input.char_indices().map(|(i, _)| i).collect();
-        let mut splits = vec![one_char];
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ case["id"].as_u64().unwrap_or(0));
-        for _ in 0..20 {
-            let n = (rng.next() % 8) as usize;
-            let mut cuts: Vec<usize> = (0..n).map(|_| (rng.next() as usize) % (input.len() + 1)).collect();
-            cuts.sort_unstable();
-            splits.push(cuts);
-        }
-        for cuts in &splits {
-            let got = stream(analysis, gp, &options, &chunks(input, cuts));
-            assert_eq!((&got.0, &got.1), (&whole.0, &whole.1), "case #{} split at {cuts:?}", case["id"]);
-            assert_eq!(Message::from_deltas(&got.2), got.0, "case #{}: streamed deltas do not rebuild", case["id"]);
-            runs += 1;
-        }
+        runs += random_splits_agree(&case, analysis, gp, &options, input, &whole);
         cases += 1;
     }
     println!("stream equivalence: {cases} cases, {runs} chunkings, all identical to the whole-text parse");
     assert!(cases >= 290, "only {cases} cases ran");
+}
+
+/// One char at a time and 20 random chunkings of `input` give `whole`; returns the runs made.
+fn random_splits_agree(case: &serde_json::Value, analysis: &Analysis, gp: &str, options: &RequestOptions, input: &str, whole: &Outcome) -> usize {
+    let one_char: Vec<usize> = input.char_indices().map(|(i, _)| i).collect();
+    let mut splits = vec![one_char];
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ case["id"].as_u64().unwrap_or(0));
+    for _ in 0..20 {
+        let n = (rng.next() % 8) as usize;
+        let mut cuts: Vec<usize> = (0..n).map(|_| (rng.next() as usize) % (input.len() + 1)).collect();
+        cuts.sort_unstable();
+        splits.push(cuts);
+    }
+    for cuts in &splits {
+        let got = stream(analysis, gp, options, &chunks(input, cuts));
+        assert_eq!((&got.0, &got.1), (&whole.0, &whole.1), "case #{} split at {cuts:?}", case["id"]);
+        assert_eq!(Message::from_deltas(&got.2), got.0, "case #{}: streamed deltas do not rebuild", case["id"]);
+    }
+    splits.len()
+}
+
+/// The same with OUR analysis and OUR generation prompt (the end-to-end path), for every case —
+/// dedicated handlers included — so formats the general analysis learns stay chunk-invariant.
+#[test]
+fn random_splits_match_whole_text_with_our_analysis() {
+    let mut templates: HashMap<String, ChatTemplate> = HashMap::new();
+    let (mut cases, mut runs) = (0, 0);
+    for case in common::load_jsonl("cases.jsonl") {
+        let name = case["template"].as_str().unwrap_or("").to_string();
+        let t = templates.entry(name.clone()).or_insert_with(|| {
+            let opts = RenderOptions { now: Some(1_795_305_600.0), ..Default::default() };
+            ChatTemplate::new(&common::template_source(&name), opts).expect("shared templates compile")
+        });
+        let options = options_of(&case);
+        let analysis = t.analysis();
+        let Ok(gp) = generation_prompt(t, analysis, &options) else { continue };
+        let input = case["input"].as_str().unwrap_or("");
+        let whole = stream(analysis, &gp, &options, &[input]);
+        assert_eq!(Message::from_deltas(&whole.2), whole.0, "case #{}: deltas do not rebuild the message", case["id"]);
+        runs += random_splits_agree(&case, analysis, &gp, &options, input, &whole);
+        cases += 1;
+    }
+    println!("stream equivalence (our analysis): {cases} cases, {runs} chunkings");
+    assert!(cases >= 330, "only {cases} cases ran");
 }
 
 #[test]

@@ -81,7 +81,10 @@ pub fn extract_function_markers(pr: &mut Prober, t: &mut ToolsAnalysis) {
         match f.mode {
             ToolFormat::TagWithTagged => {
                 let p = seq(vec![until("YYYY"), lit("YYYY"), P::Space, P::Marker, P::Space, tag("close", P::Rest)]);
-                if let Some(tags) = p.parse(&closer_text) {
+                // The text-content comparison's closer starts right after the last value.
+                let after_value = seq(vec![P::Space, P::Marker, P::Space, tag("close", P::Rest)]);
+                let tags = if closer_text.contains("YYYY") { p.parse(&closer_text) } else { after_value.parse(&closer_text) };
+                if let Some(tags) = tags {
                     t.function.close = get(&tags, "close");
                 }
             }
@@ -283,5 +286,73 @@ pub fn extract_call_id_markers(pr: &mut Prober, t: &mut ToolsAnalysis) {
     // The call id's closing marker may have been taken for the per-call end.
     if id.pos != CallIdPosition::None && !id.suffix.is_empty() && t.format.per_call_end.starts_with(&id.suffix) {
         t.format.per_call_end.clear();
+    }
+}
+
+/// Does the call header number the calls? The name suffix holds the first call's counter (`:0`)
+/// when, with two calls, the second call's header shows the same suffix counting `1`. Rendered
+/// without a recorded comparison: the two renders differ by more than the counter.
+pub fn detect_header_counter(pr: &mut Prober, t: &mut ToolsAnalysis) {
+    let suffix = &t.function.name_suffix;
+    let Some(at) = suffix.find('0') else { return };
+    // A counter stands alone: not part of a longer number.
+    if suffix[at + 1..].starts_with(|c: char| c.is_ascii_digit()) || suffix[..at].ends_with(|c: char| c.is_ascii_digit()) {
+        return;
+    }
+    let mut p = params_with_call(first_call());
+    p.messages = vec![user(USER_MSG), assistant_calls(vec![first_call(), second_call()])];
+    let Ok(two) = pr.render(&p) else { return };
+    let second = format!("{FUN_SECOND}{}1{}", &suffix[..at], &suffix[at + 1..]);
+    if two.contains(&format!("{FUN_FIRST}{suffix}")) && two.contains(&second) {
+        t.call_id.header_counter_at = Some(at);
+    }
+}
+
+/// Does the value prefix tell the value's type? A number argument vs the string one: when the
+/// text between the argument name and the value differs (`string="false"` vs `string="true"`), the
+/// number's is the typed prefix. Rendered without a recorded comparison.
+pub fn detect_typed_value_prefix(pr: &mut Prober, t: &mut ToolsAnalysis) {
+    let a = &t.arguments;
+    if a.value_prefix.is_empty() {
+        return;
+    }
+    let name_end = format!("{ARG_FIRST}{}", a.name_suffix);
+    let mut between = |value: serde_json::Value, shown: &str| -> Option<String> {
+        let out = pr.render(&params_with_call(tool_call(FUN_FIRST, json!({ ARG_FIRST: value }), CALL_ID_001))).ok()?;
+        let from = out.rfind(&name_end)? + name_end.len();
+        let len = out[from..].find(shown)?;
+        Some(out[from..from + len].to_string())
+    };
+    let (Some(string), Some(number)) = (between(json!("XXXX"), "XXXX"), between(json!(12345), "12345")) else { return };
+    if string != number && string.ends_with(&t.arguments.value_prefix) && !trim_ws(&number).is_empty() {
+        let lead = string.len() - t.arguments.value_prefix.len();
+        if number.get(..lead) == string.get(..lead) {
+            t.arguments.typed_value_prefix = number[lead..].to_string();
+        }
+    }
+}
+
+/// Does the template wrap string values that hold markup characters? A value with `<`, `&` and a
+/// newline vs a plain one: text around the special value that the plain one lacks (`<![CDATA[` …
+/// `]]>`) is a raw-value wrapper. Rendered without a recorded comparison.
+pub fn detect_raw_value_wrapper(pr: &mut Prober, t: &mut ToolsAnalysis) {
+    const SPECIAL: &str = "X<Y&Z\nW";
+    let a = &t.arguments;
+    let (open, close) = (format!("{ARG_FIRST}{}{}", a.name_suffix, a.value_prefix), a.value_suffix.clone());
+    if trim_ws(&close).is_empty() {
+        return;
+    }
+    let mut around = |value: &str| -> Option<(String, String)> {
+        let out = pr.render(&params_with_call(one_arg(value))).ok()?;
+        let from = out.rfind(&open)? + open.len();
+        let at = out[from..].find(value)? + from;
+        let after = at + value.len();
+        let end = out[after..].find(trim_ws(&close))? + after;
+        Some((out[from..at].to_string(), out[after..end].to_string()))
+    };
+    let (Some(plain), Some(wrapped)) = (around("XXXX"), around(SPECIAL)) else { return };
+    if plain.0.is_empty() && plain.1.is_empty() && !trim_ws(&wrapped.0).is_empty() && !trim_ws(&wrapped.1).is_empty() {
+        t.arguments.raw_value_start = wrapped.0;
+        t.arguments.raw_value_end = wrapped.1;
     }
 }

@@ -21,10 +21,15 @@ pub fn analyze(pr: &mut Prober, reasoning: &ReasoningAnalysis, parallel: bool) -
         if mode == ToolFormat::TagWithTagged {
             super::tool_markers::extract_argument_name_markers(pr, &mut t);
             super::tool_markers::extract_argument_value_markers(pr, &mut t);
+            super::tool_markers::detect_typed_value_prefix(pr, &mut t);
+            super::tool_markers::detect_raw_value_wrapper(pr, &mut t);
         }
         super::tool_markers::extract_argument_separator(pr, &mut t);
         super::tool_markers::extract_args_markers(pr, &mut t);
         super::tool_markers::extract_call_id_markers(pr, &mut t);
+        if parallel {
+            super::tool_markers::detect_header_counter(pr, &mut t);
+        }
     }
     t
 }

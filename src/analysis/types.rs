@@ -150,6 +150,16 @@ pub struct ArgumentsAnalysis {
     pub value_prefix: String,
     pub value_suffix: String,
     pub separator: String,
+    /// The value prefix of a non-string (JSON) value when it differs from `value_prefix`, the
+    /// string one (`" string="false">` vs `" string="true">`): the prefix then tells the type.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub typed_value_prefix: String,
+    /// Wrapper around string values holding markup characters (`<![CDATA[` … `]]>`): the text
+    /// between is the raw value.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub raw_value_start: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub raw_value_end: String,
 }
 
 /// Call-id markers.
@@ -159,6 +169,11 @@ pub struct CallIdAnalysis {
     pub pos: CallIdPosition,
     pub prefix: String,
     pub suffix: String,
+    /// The call header numbers the calls of a turn (`functions.f:0`, `functions.g:1`): the byte
+    /// offset in `tools.function.name_suffix` where the first call's counter (`0`) starts. The
+    /// model-written header `name_prefix + name + name_suffix[..counter end]` is then the call id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header_counter_at: Option<usize>,
 }
 
 /// Everything about tool calls.

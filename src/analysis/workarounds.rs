@@ -36,6 +36,11 @@ const WORKAROUNDS: &[Workaround] = &[
     // The template describes the `{"name": …, "parameters": …}` format in prose and renders past
     // calls that way, but models also emit the OpenAI `{"type":"function","function":{…}}` wrapper.
     Workaround { name: "name/parameters instruction accepts the OpenAI wrapper", apply: openai_wrapper },
+    // The `<|im_assistant|>…<|im_middle|>` protocol with `<|tool_calls_section_begin|>` calls: this
+    // template drops reasoning_content entirely, but the protocol's thinking variant renders
+    // `<think>…</think>` before the answer and checkpoints sharing the tokens write it; nothing
+    // rendered shows the tags. Keyed on the protocol tokens and the absence of any think tag.
+    Workaround { name: "im_middle protocol without rendered reasoning writes <think>", apply: im_middle_think },
 ];
 
 /// Apply every matching workaround; returns the names applied.
@@ -161,5 +166,17 @@ fn special_token_toolcall(src: &str, a: &mut Analysis) -> bool {
     a.assistant_start = "<SPECIAL_11>Assistant".into();
     a.user_start = "<SPECIAL_11>User".into();
     a.preserved_tokens = ["<SPECIAL_12>", "<SPECIAL_11>", "</think>", "<TOOLCALL>", "</TOOLCALL>"].iter().map(|s| s.to_string()).collect();
+    true
+}
+
+fn im_middle_think(src: &str, a: &mut Analysis) -> bool {
+    let protocol = ["<|im_assistant|>", "<|im_middle|>", "<|tool_calls_section_begin|>"].iter().all(|m| src.contains(m));
+    if !protocol || src.contains("<think>") || a.reasoning.mode != ReasoningMode::None {
+        return false;
+    }
+    a.reasoning.mode = ReasoningMode::TagBased;
+    a.reasoning.start = "<think>".into();
+    a.reasoning.end = "</think>".into();
+    push_tokens(a, &["<think>", "</think>"]);
     true
 }

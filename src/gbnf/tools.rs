@@ -255,7 +255,14 @@ impl Gen<'_> {
             self.repeated(call, sp.clone())
         };
         let (ss, se) = (self.marker(&f.section_start), closing(self, &f.section_end));
-        let section = Expr::seq([ss, calls, se]);
+        // Calls may also start at their own marker without the section (as the parser accepts; the
+        // trigger stays the section marker, as llama.cpp's for these formats).
+        let bare_calls = !f.section_start.trim().is_empty() && !f.per_call_start.trim().is_empty() && f.mode != ToolFormat::JsonNative;
+        let section = if bare_calls {
+            Expr::alt([Expr::seq([ss, calls.clone(), se.clone()]), Expr::seq([calls, Expr::opt(se)])])
+        } else {
+            Expr::seq([ss, calls, se])
+        };
         // The trigger: the first fixed text of a call section.
         let fn_prefix = self.a.tools.function.name_prefix.clone();
         let word = [f.section_start.trim(), f.per_call_start.trim(), if f.mode == ToolFormat::JsonNative { "" } else { fn_prefix.trim() }]
@@ -337,7 +344,13 @@ impl Gen<'_> {
 
     fn tagged_call(&mut self, tool: &Tool, hint: &str, mode: ToolFormat) -> Result<Expr> {
         let t = self.a.tools.clone();
-        let (np, ns) = (self.marker(&t.function.name_prefix), self.marker(&t.function.name_suffix));
+        let np = self.marker(&t.function.name_prefix);
+        // A numbered header (`functions.f:0`) counts calls: any number where the first call has 0.
+        let split = t.call_id.header_counter_at.and_then(|at| Some((t.function.name_suffix.get(..at)?, t.function.name_suffix.get(at + 1..)?)));
+        let ns = match split {
+            Some((head, rest)) => Expr::seq([Expr::lit(head), Expr::plus(Expr::ranges(&[('0', '9')])), self.marker(rest)]),
+            None => self.marker(&t.function.name_suffix),
+        };
         let name = Expr::seq([np, Expr::lit(tool.name.clone()), ns]);
         let id = self.call_id();
         let (pre_id, mid_id, post_id) = match t.call_id.pos {
@@ -377,9 +390,19 @@ impl Gen<'_> {
         let mut fields = Vec::new();
         for (k, schema) in &props {
             let arg_hint = format!("{hint}-arg-{k}");
-            let value = SchemaConverter::new(&mut self.b, params).raw(schema, &arg_hint, &terminator)?;
+            let mut value = SchemaConverter::new(&mut self.b, params).raw(schema, &arg_hint, &terminator)?;
+            let is_string = schema.get("type").and_then(Value::as_str) == Some("string");
+            let (raw_open, raw_close) = (&t.arguments.raw_value_start, &t.arguments.raw_value_end);
+            if is_string && !raw_open.is_empty() && !raw_close.is_empty() {
+                // Or verbatim inside the template's raw wrapper (`<![CDATA[…]]>`).
+                let raw = Expr::seq([Expr::lit(raw_open.clone()), self.b.until(raw_close), Expr::lit(raw_close.clone())]);
+                value = Expr::alt([raw, value]);
+            }
             let (np, ns) = (self.marker(&t.arguments.name_prefix), self.marker(&t.arguments.name_suffix));
-            let (vp, vs) = (self.marker(&t.arguments.value_prefix), self.marker(&t.arguments.value_suffix));
+            // A typed value prefix (`string="false"`) introduces every non-string value.
+            let typed = !is_string && !t.arguments.typed_value_prefix.is_empty();
+            let vp = self.marker(if typed { &t.arguments.typed_value_prefix } else { &t.arguments.value_prefix });
+            let vs = self.marker(&t.arguments.value_suffix);
             let arg = Expr::seq([np, Expr::lit(k.clone()), ns, vp, value, vs]);
             fields.push((self.b.add(&arg_hint, arg), !required.contains(k)));
         }

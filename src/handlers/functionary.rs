@@ -229,3 +229,18 @@ impl OutputParser for FunctionaryParser {
         self.stopped
     }
 }
+
+/// The generation prompt for a continued assistant message (`continue_final_message`): text goes to
+/// the `all` recipient, so continued content follows `>>>all\n` (the template's prompt ends with
+/// `>>>`). Functionary writes no reasoning.
+pub fn continuation_prefill(generation_prompt: &str, content: Option<&str>) -> String {
+    let mut gp = generation_prompt.to_string();
+    if let Some(content) = content {
+        if !gp.ends_with(RECIPIENT) {
+            gp.push_str(RECIPIENT);
+        }
+        gp.push_str("all\n");
+        gp.push_str(content);
+    }
+    gp
+}

@@ -332,3 +332,21 @@ mod tests {
         assert_eq!((h.channel.as_deref(), h.recipient.as_deref()), (Some("final"), Some("assistant")));
     }
 }
+
+/// The generation prompt for a continued assistant message (`continue_final_message`): harmony
+/// writes reasoning in the `analysis` channel and the answer in a new `final` message, so a
+/// prefill is rebuilt as those channels after the template's `<|start|>assistant`.
+pub fn continuation_prefill(generation_prompt: &str, reasoning: &str, content: Option<&str>) -> String {
+    let mut gp = generation_prompt.to_string();
+    let has_reasoning = !reasoning.is_empty() || content.is_none();
+    if has_reasoning {
+        gp.push_str(&format!("{CHANNEL}analysis{MESSAGE}{reasoning}"));
+    }
+    if let Some(content) = content {
+        if has_reasoning {
+            gp.push_str(&format!("{END}{START}{ROLE}"));
+        }
+        gp.push_str(&format!("{CHANNEL}final{MESSAGE}{content}"));
+    }
+    gp
+}

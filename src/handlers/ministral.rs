@@ -199,3 +199,19 @@ impl OutputParser for MinistralParser {
         &self.diags.0
     }
 }
+
+/// The generation prompt for a continued assistant message (`continue_final_message`): the
+/// template renders reasoning only from typed `thinking` content blocks, so a prefill's
+/// `reasoning_content` is rebuilt as `[THINK]reasoning[/THINK]` before the content.
+pub fn continuation_prefill(generation_prompt: &str, reasoning: &str, content: Option<&str>) -> String {
+    let mut gp = generation_prompt.to_string();
+    if !reasoning.is_empty() || content.is_none() {
+        gp.push_str(THINK);
+        gp.push_str(reasoning);
+        if content.is_some() {
+            gp.push_str(THINK_END);
+        }
+    }
+    gp.push_str(content.unwrap_or(""));
+    gp
+}

@@ -77,3 +77,37 @@ pub fn make_parser(handler: Handler, options: &RequestOptions, generation_prompt
         }
     }
 }
+
+/// The generation prompt for a continued assistant message under a dedicated handler: the
+/// template's own prompt (`generation_prompt`) plus the prefill's `reasoning` and — when content
+/// is continued — `content`, written as the handler's format writes them. `None` for
+/// [`Handler::Autoparser`] (the analysis' markers rebuild it; see `parse::generation_prompt`).
+pub fn continuation_prefill(handler: Handler, generation_prompt: &str, reasoning: &str, content: Option<&str>) -> Option<String> {
+    match handler {
+        Handler::GptOss => Some(harmony::continuation_prefill(generation_prompt, reasoning, content)),
+        Handler::FunctionaryV32 => Some(functionary::continuation_prefill(generation_prompt, content)),
+        Handler::Ministral3 => Some(ministral::continuation_prefill(generation_prompt, reasoning, content)),
+        Handler::Autoparser => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn continuation_prefills_follow_each_format() {
+        let h = |handler, gp, r, c| continuation_prefill(handler, gp, r, c).unwrap_or_default();
+        assert_eq!(
+            h(Handler::GptOss, "<|start|>assistant", "R", Some("C")),
+            "<|start|>assistant<|channel|>analysis<|message|>R<|end|><|start|>assistant<|channel|>final<|message|>C"
+        );
+        assert_eq!(h(Handler::GptOss, "<|start|>assistant", "R", None), "<|start|>assistant<|channel|>analysis<|message|>R");
+        assert_eq!(h(Handler::GptOss, "<|start|>assistant", "", Some("C")), "<|start|>assistant<|channel|>final<|message|>C");
+        assert_eq!(h(Handler::FunctionaryV32, "X\n\n>>>", "R", Some("C")), "X\n\n>>>all\nC");
+        assert_eq!(h(Handler::Ministral3, "", "R", Some("C")), "[THINK]R[/THINK]C");
+        assert_eq!(h(Handler::Ministral3, "", "R", None), "[THINK]R");
+        assert_eq!(h(Handler::Ministral3, "", "", Some("C")), "C");
+        assert!(continuation_prefill(Handler::Autoparser, "", "R", None).is_none());
+    }
+}

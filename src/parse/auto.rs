@@ -98,8 +98,12 @@ struct Call {
     /// Text consumed since the call began, while uncommitted (rolled back into content on failure).
     raw: String,
     arg_count: usize,
+    /// The numbered header's counter was read (see `ToolConfig::counter_head`).
+    counted: bool,
     value_is_string: bool,
     value_empty: bool,
+    /// The value's raw wrapper: 0 not yet looked for, 1 absent or closed, 2 inside it.
+    raw_wrap: u8,
     value_norm: PyToJson,
 }
 
@@ -124,6 +128,8 @@ pub struct AutoParser {
     call: Call,
     calls: usize,
     in_array: bool,
+    /// Calls sit in a section (entered by the section marker, not by a bare per-call marker).
+    section_open: bool,
     /// Deltas produced by the prefill, handed out with the first push.
     pending: Vec<Delta>,
     out_start: usize,
@@ -158,6 +164,7 @@ impl AutoParser {
             call: Call::default(),
             calls: 0,
             in_array: false,
+            section_open: false,
             pending: Vec::new(),
             out_start: 0,
             diags: Vec::new(),
@@ -424,9 +431,22 @@ impl AutoParser {
             self.state = State::Content;
             return Step::Adv(0);
         };
-        let (n, consumed) = match end.find(text) {
+        let found = end.find(text);
+        let call_tools = self.tools().filter(|t| reasoning && self.cfg.reasoning_ends_at_call && !t.trigger_is_body);
+        if let Some(t) = call_tools {
+            let call = [&t.trigger, &t.call_trigger].iter().filter_map(|m| m.find(text)).map(|(s, _)| s).min();
+            if let Some(c) = call.filter(|c| found.is_none_or(|(s, _)| *c < s)) {
+                // The call starts reasoning's end without the end marker.
+                self.emit_reasoning(text.get(..c).unwrap_or(""), out);
+                self.end_reasoning();
+                self.state = State::Content;
+                return Step::Adv(c);
+            }
+        }
+        let call_keep = call_tools.map_or(0, |t| t.trigger.holdback(text).max(t.call_trigger.holdback(text)));
+        let (n, consumed) = match found {
             Some((s, e)) => (s, Some(e)),
-            None => (text.len() - if eof { 0 } else { end.holdback(text) }, None),
+            None => (text.len() - if eof { 0 } else { end.holdback(text).max(call_keep) }, None),
         };
         let piece = text.get(..n).unwrap_or("");
         if reasoning {
@@ -453,13 +473,23 @@ impl AutoParser {
         if skipped > 0 {
             return Step::Adv(skipped);
         }
-        let trigger = self.tools().and_then(|t| t.trigger.find(text).map(|m| (m, t.trigger_is_body)));
+        let trigger = self.tools().and_then(|t| {
+            let section = t.trigger.find(text).map(|m| (m, t.trigger_is_body, true));
+            let call = t.call_trigger.find(text).map(|m| (m, false, false));
+            match (section, call) {
+                (Some(a), Some(b)) => Some(if b.0 .0 < a.0 .0 { b } else { a }),
+                (a, b) => a.or(b),
+            }
+        });
         let wrap = self.cfg.content_wrap.as_ref().and_then(|(s, _)| s.find(text));
         match (trigger, wrap) {
-            (Some(((s, e), body)), w) if w.is_none_or(|(ws, _)| s < ws) => {
+            (Some(((s, e), body, section)), w) if w.is_none_or(|(ws, _)| s < ws) => {
                 let Some(tools) = self.tools() else { return Step::Wait };
+                let section_open = section && !tools.section_start.is_empty();
                 let next = if body {
                     ToolStep::JsonOpen
+                } else if !section {
+                    ToolStep::CallOpen
                 } else if !tools.section_start.is_empty() {
                     if tools.format == ToolFormat::JsonNative { ToolStep::JsonOpen } else { ToolStep::Section }
                 } else if !tools.per_call_start.is_empty() {
@@ -467,6 +497,7 @@ impl AutoParser {
                 } else {
                     ToolStep::Name
                 };
+                self.section_open = section_open;
                 self.emit_content(text.get(..s).unwrap_or(""), out);
                 let consumed = if body { s } else { e };
                 self.begin_call(abs + s, text.get(s..consumed).unwrap_or(""));
@@ -485,7 +516,7 @@ impl AutoParser {
                 let keep = if eof {
                     0
                 } else {
-                    let t = self.tools().map_or(0, |t| t.trigger.holdback(text));
+                    let t = self.tools().map_or(0, |t| t.trigger.holdback(text).max(t.call_trigger.holdback(text)));
                     let w = self.cfg.content_wrap.as_ref().map_or(0, |(s, _)| s.holdback(text));
                     t.max(w)
                 };
@@ -572,6 +603,23 @@ impl AutoParser {
                 }
             }
             ToolStep::NameSuffix => {
+                if let Some(head) = t.counter_head.as_ref().filter(|_| !self.call.counted) {
+                    let Some(rest) = text.strip_prefix(head.as_str()) else {
+                        return if !eof && head.starts_with(text) { Step::Wait } else { Step::Fail("expected the call counter", 0) };
+                    };
+                    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+                    if digits == rest.len() && !eof {
+                        return if digits > MAX_NAME { Step::Fail("call counter too long", 0) } else { Step::Wait };
+                    }
+                    if digits == 0 {
+                        return Step::Fail("expected the call counter", 0);
+                    }
+                    let n = head.len() + digits;
+                    // The numbered header is the call id: `functions.f:0`.
+                    self.call.data.id = format!("{}{}{}", t.name_prefix.core, self.call.data.name, text.get(..n).unwrap_or(""));
+                    self.call.counted = true;
+                    return Step::Adv(n);
+                }
                 let next = if t.id_pos == CallIdPosition::BetweenFuncAndArgs && !t.id_prefix.is_empty() {
                     ToolStep::IdOpen(IdAt::Mid)
                 } else {
@@ -664,12 +712,18 @@ impl AutoParser {
             ToolStep::ArgName => {
                 let end = if t.arg_name_suffix.is_empty() { &t.value_prefix } else { &t.arg_name_suffix };
                 let found = end.find(text).or_else(|| if eof && end.is_empty() { Some((text.len(), text.len())) } else { None });
+                // A typed value prefix right after the name says the value is JSON.
+                let typed = if t.arg_name_suffix.is_empty() { t.typed_value_prefix.find(text) } else { None };
+                let (found, typed) = match (found, typed) {
+                    (f, Some(ty)) if f.is_none_or(|(s, _)| ty.0 < s) => (Some(ty), true),
+                    (f, _) => (f, false),
+                };
                 let Some((s, e)) = found else {
                     return if text.len() > MAX_NAME || eof { Step::Fail("argument name not closed", 0) } else { Step::Wait };
                 };
                 let name = text.get(..s).unwrap_or("").trim_matches(is_space).trim_matches(|c| c == '"' || c == '\'');
                 let tool = self.call.data.tool.and_then(|i| t.tools.get(i));
-                let is_string = tool.is_none_or(|d| d.is_string(name));
+                let is_string = !typed && (!t.typed_value_prefix.is_empty() || tool.is_none_or(|d| d.is_string(name)));
                 let call = &mut self.call;
                 call.data.args.push_str(if call.arg_count == 0 { "{" } else { "," });
                 call.data.args.push_str(&serde_json::Value::from(name).to_string());
@@ -678,11 +732,12 @@ impl AutoParser {
                 call.arg_count += 1;
                 call.value_is_string = is_string;
                 call.value_empty = true;
+                call.raw_wrap = 0;
                 call.value_norm = PyToJson::default();
                 if is_string {
                     call.data.args.push('"');
                 }
-                self.trail = end.trail.clone();
+                self.trail = if typed { t.typed_value_prefix.trail.clone() } else { end.trail.clone() };
                 let next = if !t.arg_name_suffix.is_empty() && !t.value_prefix.is_empty() { ToolStep::ValuePrefix } else { ToolStep::Value };
                 goto(self, next, e)
             }
@@ -792,7 +847,7 @@ impl AutoParser {
 
     /// The call's closing markers are done: back to the section or to content.
     fn end_call(&mut self) -> Step {
-        let in_section = self.tools().is_some_and(|t| !t.section_start.is_empty() && t.format != ToolFormat::JsonNative);
+        let in_section = self.section_open && self.tools().is_some_and(|t| !t.section_start.is_empty() && t.format != ToolFormat::JsonNative);
         self.state = if in_section { State::Tool(ToolStep::Section) } else { State::Content };
         Step::Adv(0)
     }
@@ -855,6 +910,9 @@ impl AutoParser {
         if skipped > 0 {
             return Step::Adv(skipped);
         }
+        if let Some(step) = self.raw_value(text, eof) {
+            return step;
+        }
         let Some(t) = self.cfg.tools.as_ref() else { return Step::Fail("no tools", 0) };
         // Without a value suffix the value runs to the next argument or the call's end (kept).
         let (found, keep) = if !t.value_suffix.is_empty() {
@@ -894,6 +952,45 @@ impl AutoParser {
             None if value_end == 0 => Step::Wait,
             None => Step::Adv(value_end),
         }
+    }
+
+    /// A string value in the template's raw wrapper (`<![CDATA[…]]>`): its text is taken verbatim up
+    /// to the wrapper's end. `None` when the value is not (or no longer) inside a wrapper.
+    fn raw_value(&mut self, text: &str, eof: bool) -> Option<Step> {
+        let t = self.cfg.tools.as_ref()?;
+        let (open, close) = (&t.raw_value.0, &t.raw_value.1);
+        let call = &mut self.call;
+        if open.is_empty() || close.is_empty() || !call.value_is_string || call.raw_wrap == 1 {
+            return None;
+        }
+        if call.raw_wrap == 0 {
+            if text.starts_with(open.as_str()) {
+                call.raw_wrap = 2;
+                return Some(Step::Adv(open.len()));
+            }
+            if !eof && open.starts_with(text) {
+                return Some(Step::Wait);
+            }
+            call.raw_wrap = 1;
+            return None;
+        }
+        let (n, consumed) = match text.find(close.as_str()) {
+            Some(p) => (p, Some(p + close.len())),
+            None => (text.len() - if eof { 0 } else { super::scan::held_back_len(text, &[close.as_str()]) }, None),
+        };
+        let piece = text.get(..n).unwrap_or("");
+        if !piece.is_empty() {
+            call.value_empty = false;
+            escape_inner(piece, &mut call.data.args);
+        }
+        Some(match consumed {
+            Some(e) => {
+                call.raw_wrap = 1;
+                Step::Adv(e)
+            }
+            None if n == 0 => Step::Wait,
+            None => Step::Adv(n),
+        })
     }
 
     /// End of input for a whole (non-partial) text: flush everything, error inside a call.
@@ -962,7 +1059,21 @@ fn match_name(text: &str, t: &ToolConfig, eof: bool) -> NameMatch {
             continue;
         }
         if let Some(after) = text.strip_prefix(name) {
-            let ok = if t.name_suffix.is_empty() {
+            let ok = if let Some(head) = &t.counter_head {
+                // Numbered header: the name is followed by `head` and a digit.
+                match after.strip_prefix(head.as_str()) {
+                    Some(r) if r.starts_with(|c: char| c.is_ascii_digit()) => true,
+                    Some("") if !eof => {
+                        need = true;
+                        false
+                    }
+                    None if !eof && head.starts_with(after) => {
+                        need = true;
+                        false
+                    }
+                    _ => false,
+                }
+            } else if t.name_suffix.is_empty() {
                 if after.is_empty() && !eof {
                     need = true;
                 }

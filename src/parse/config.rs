@@ -57,6 +57,10 @@ pub struct ToolConfig {
     pub arg_name_prefix: Marker,
     pub arg_name_suffix: Marker,
     pub value_prefix: Marker,
+    /// Value prefix that marks a JSON (non-string) value; empty when the prefix does not tell.
+    pub typed_value_prefix: Marker,
+    /// Raw string-value wrapper (`<![CDATA[`, `]]>`); empty when the template has none.
+    pub raw_value: (String, String),
     pub value_suffix: Marker,
     pub arg_separator: Marker,
     pub id_pos: CallIdPosition,
@@ -68,6 +72,11 @@ pub struct ToolConfig {
     pub trigger: Marker,
     /// Whether the trigger is part of the call body (a bare `{` / `[`), not consumed as a marker.
     pub trigger_is_body: bool,
+    /// A call may also start without its section: the per-call start marker (section formats).
+    pub call_trigger: Marker,
+    /// Numbered headers (`functions.f:0`): the text between the name and the counter digits; the
+    /// header up to the digits is the call id and `name_suffix` is what follows the digits.
+    pub counter_head: Option<String>,
 }
 
 impl ToolConfig {
@@ -84,6 +93,8 @@ pub struct ParserConfig {
     pub reasoning: Option<(Marker, Marker)>,
     /// `(start, end)` content wrapper markers stripped from content.
     pub content_wrap: Option<(Marker, Marker)>,
+    /// A tool call inside reasoning ends it (reasoning the template renders only before calls).
+    pub reasoning_ends_at_call: bool,
     pub tools: Option<ToolConfig>,
 }
 
@@ -115,7 +126,8 @@ impl ParserConfig {
         } else {
             None
         };
-        ParserConfig { reasoning, content_wrap, tools }
+        let reasoning_ends_at_call = r.mode == ReasoningMode::ToolsOnly;
+        ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, tools }
     }
 }
 
@@ -149,6 +161,16 @@ fn tool_config(analysis: &Analysis, tools: &[Value]) -> ToolConfig {
     } else {
         (name_prefix.clone(), false)
     };
+    // The counter digit splits the name suffix: `:` before it, `<|tool_call_argument_begin|>` after.
+    let counter = t.call_id.header_counter_at.and_then(|at| {
+        let (head, rest) = (t.function.name_suffix.get(..at)?, t.function.name_suffix.get(at + 1..)?);
+        Some((head.to_string(), rest.to_string()))
+    });
+    let name_suffix = match &counter {
+        Some((_, rest)) => Marker::new(rest),
+        None => Marker::new(&t.function.name_suffix),
+    };
+    let call_trigger = if !section_start.is_empty() && f.mode != ToolFormat::JsonNative { per_call_start.clone() } else { Marker::default() };
     ToolConfig {
         format: f.mode,
         section_start,
@@ -156,13 +178,15 @@ fn tool_config(analysis: &Analysis, tools: &[Value]) -> ToolConfig {
         per_call_start,
         per_call_end: Marker::new(&f.per_call_end),
         name_prefix,
-        name_suffix: Marker::new(&t.function.name_suffix),
+        name_suffix,
         close: Marker::new(&t.function.close),
         args_start: Marker::new(&t.arguments.start),
         args_end: Marker::new(&t.arguments.end),
         arg_name_prefix: Marker::new(&t.arguments.name_prefix),
         arg_name_suffix: Marker::new(&t.arguments.name_suffix),
         value_prefix: Marker::new(&t.arguments.value_prefix),
+        typed_value_prefix: Marker::new(&t.arguments.typed_value_prefix),
+        raw_value: (t.arguments.raw_value_start.clone(), t.arguments.raw_value_end.clone()),
         value_suffix: Marker::new(&t.arguments.value_suffix),
         arg_separator: Marker::new(&t.arguments.separator),
         id_pos: t.call_id.pos,
@@ -172,6 +196,8 @@ fn tool_config(analysis: &Analysis, tools: &[Value]) -> ToolConfig {
         tools: tools.iter().filter_map(tool_def).collect(),
         trigger,
         trigger_is_body,
+        call_trigger,
+        counter_head: counter.map(|(head, _)| head),
     }
 }
 

@@ -112,6 +112,12 @@ pub fn generation_prompt(template: &ChatTemplate, analysis: &Analysis, options: 
     let common = without.char_indices().zip(with.chars()).find(|((_, a), b)| a != b).map_or(without.len().min(with.len()), |((i, _), _)| i);
     let mut gp = with.get(common..).unwrap_or("").to_string();
     if let Some(msg) = continued {
+        let content = text_of(msg.get("content"));
+        let content = continues_content(options).then_some(content.as_str());
+        let reasoning = text_of(msg.get("reasoning_content"));
+        if let Some(gp) = crate::handlers::continuation_prefill(analysis.handler, &gp, &reasoning, content) {
+            return Ok(gp);
+        }
         let r = &analysis.reasoning;
         if !r.start.is_empty() {
             let cut = gp.find(r.start.as_str()).unwrap_or(gp.len());
