@@ -150,6 +150,13 @@ pub struct ArgumentsAnalysis {
     pub value_prefix: String,
     pub value_suffix: String,
     pub separator: String,
+    /// Values are self-delimiting literals (`f(a='x', n=1)`, `f{a:<|"|>x<|"|>,n:1}`): strings in
+    /// `string_delimiter`, other values bare, rather than raw text between value markers.
+    #[serde(default)]
+    pub literal_values: bool,
+    /// With `literal_values`: the token around string values (`'`, `<|"|>`).
+    #[serde(default)]
+    pub string_delimiter: String,
 }
 
 /// Call-id markers.

@@ -4,7 +4,7 @@
 //! differential analysis cannot see the truth, and is recorded by name in `Analysis.workarounds`
 //! when applied. Keep this list short: a new entry is a last resort after improving the analysis.
 
-use super::types::{Analysis, ContentMode, ReasoningMode, ToolFormat};
+use super::types::{Analysis, ArgumentsAnalysis, ContentMode, FunctionAnalysis, ReasoningMode, ToolFormat};
 
 struct Workaround {
     name: &'static str,
@@ -36,6 +36,11 @@ const WORKAROUNDS: &[Workaround] = &[
     // The template describes the `{"name": …, "parameters": …}` format in prose and renders past
     // calls that way, but models also emit the OpenAI `{"type":"function","function":{…}}` wrapper.
     Workaround { name: "name/parameters instruction accepts the OpenAI wrapper", apply: openai_wrapper },
+    // The template lists the tools (`List of tools: [...]`) but never renders an assistant's
+    // `tool_calls` (it prints `content` only), so no render shows how calls look. Its models write
+    // pythonic calls between their tool-call tokens: `<|tool_call_start|>[f(a="x", n=1)]<|tool_call_end|>`
+    // (the same layout the literal-argument analysis finds where a sibling template renders them).
+    Workaround { name: "tool list without rendered calls: pythonic tool-call tokens", apply: pythonic_tool_call_tokens },
 ];
 
 /// Apply every matching workaround; returns the names applied.
@@ -161,5 +166,27 @@ fn special_token_toolcall(src: &str, a: &mut Analysis) -> bool {
     a.assistant_start = "<SPECIAL_11>Assistant".into();
     a.user_start = "<SPECIAL_11>User".into();
     a.preserved_tokens = ["<SPECIAL_12>", "<SPECIAL_11>", "</think>", "<TOOLCALL>", "</TOOLCALL>"].iter().map(|s| s.to_string()).collect();
+    true
+}
+
+fn pythonic_tool_call_tokens(src: &str, a: &mut Analysis) -> bool {
+    if !src.contains("List of tools: ") || src.contains("tool_calls") || a.tools.format.mode != ToolFormat::None {
+        return false;
+    }
+    let t = &mut a.tools;
+    t.format.mode = ToolFormat::TagWithTagged;
+    t.format.section_start = "<|tool_call_start|>[".into();
+    t.format.section_end = "]<|tool_call_end|>".into();
+    t.function = FunctionAnalysis::default();
+    t.arguments = ArgumentsAnalysis {
+        start: "(".into(),
+        end: ")".into(),
+        name_suffix: "=".into(),
+        separator: ", ".into(),
+        literal_values: true,
+        string_delimiter: "\"".into(),
+        ..Default::default()
+    };
+    push_tokens(a, &["<|tool_call_start|>", "<|tool_call_end|>"]);
     true
 }
