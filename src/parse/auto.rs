@@ -405,7 +405,9 @@ impl AutoParser {
                 Step::Adv(0)
             }
             _ => {
-                self.scanned = text.len().saturating_sub(end.core.len());
+                // Both searches resume where a marker could still be starting.
+                let longest = self.tools().map_or(0, |t| t.trigger.core.len()).max(end.core.len());
+                self.scanned = text.len().saturating_sub(longest);
                 Step::Wait
             }
         }
