@@ -251,6 +251,9 @@ impl Gen<'_> {
             let sep = Expr::seq([sp.clone(), Expr::lit(","), sp.clone()]);
             let list = self.repeated(call, sep);
             Expr::seq([Expr::lit("["), sp.clone(), list, sp.clone(), Expr::lit("]")])
+        } else if self.a.tools.arguments.literal_values && f.per_call_start.is_empty() {
+            // Literal calls in one section are a list: `[f(a=1), g(b=2)]`.
+            self.repeated(call, Expr::seq([sp.clone(), Expr::lit(","), sp.clone()]))
         } else {
             self.repeated(call, sp.clone())
         };
@@ -377,7 +380,11 @@ impl Gen<'_> {
         let mut fields = Vec::new();
         for (k, schema) in &props {
             let arg_hint = format!("{hint}-arg-{k}");
-            let value = SchemaConverter::new(&mut self.b, params).raw(schema, &arg_hint, &terminator)?;
+            let value = if t.arguments.literal_values {
+                super::literal::value(&mut self.b, schema, &t.arguments.string_delimiter)
+            } else {
+                SchemaConverter::new(&mut self.b, params).raw(schema, &arg_hint, &terminator)?
+            };
             let (np, ns) = (self.marker(&t.arguments.name_prefix), self.marker(&t.arguments.name_suffix));
             let (vp, vs) = (self.marker(&t.arguments.value_prefix), self.marker(&t.arguments.value_suffix));
             let arg = Expr::seq([np, Expr::lit(k.clone()), ns, vp, value, vs]);
