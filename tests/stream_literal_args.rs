@@ -80,7 +80,7 @@ fn cases_are_chunk_invariant_with_our_analysis() {
         }
     }
     println!("literal-argument families: {cases} cases ({passed} pass the harness), {runs} chunkings identical to the whole text");
-    assert!(cases >= 81 && passed >= 73, "{cases} cases, {passed} passed");
+    assert!(cases >= 81 && passed >= 77, "{cases} cases, {passed} passed");
 }
 
 #[test]
