@@ -413,3 +413,49 @@ fn own_analysis_grammars_accept_checked_texts() {
 /// Reached: 27/29. Known failures: Kimi K2 cases 174 and 175 omit `<|tool_call_end|>` after the
 /// arguments (the parser tolerates it with a diagnostic; the grammar requires the closing marker).
 const OWN_FLOOR: usize = 27;
+
+/// Literal-argument templates (Gemma4 `f{a:<|"|>x<|"|>}`, LFM `[f(a="x")]`) with OUR analysis:
+/// the grammar accepts every text llama.cpp checked against its hand-written handler's grammar and
+/// rejects the corruptions above.
+#[test]
+fn literal_argument_grammars_from_our_analysis() {
+    use chat_autoparser::{ChatTemplate, RenderOptions};
+    let mut templates: BTreeMap<String, ChatTemplate> = BTreeMap::new();
+    let (mut accept, mut corrupt) = (Tally::default(), Tally::default());
+    let mut failures = Vec::new();
+    for case in common::load_jsonl("cases.jsonl") {
+        let gc = &case["grammar_check"];
+        let template = case["template"].as_str().unwrap().to_string();
+        if gc["checked"] != true || gc["matched"] != true || !(template.contains("gemma-4") || template.contains("LFM2")) {
+            continue;
+        }
+        let t = templates.entry(template.clone()).or_insert_with(|| ChatTemplate::new(&common::template_source(&template), RenderOptions::default()).unwrap());
+        assert!(t.analysis().tools.arguments.literal_values, "{template}: literal arguments not found");
+        let grammar = build_grammar(t.analysis(), &options_from(&case)).expect("grammar builds");
+        let parsed = ParsedGrammar::parse(&grammar.gbnf).expect("grammar parses");
+        let mut text = gc["constrained_text"].as_str().unwrap().to_string();
+        if case["prompt_side"]["grammar_lazy"] == false {
+            let gp = case["prompt_side"]["generation_prompt"].as_str().unwrap_or("");
+            text = text.strip_prefix(gp).unwrap_or(&text).to_string();
+        }
+        let ok = accepts(&parsed, &text);
+        accept.add(ok);
+        if !ok {
+            let at = parsed.check(&text).ok().and_then(|r| r.error_at).unwrap_or(0);
+            failures.push(format!("case {} {template}: rejected at {at}: {:?} | {:?}", case["id"], text.get(..at).unwrap_or(""), text.get(at..).unwrap_or("")));
+            continue;
+        }
+        for (kind, bad) in corruptions(&case, &text) {
+            let rejected = !accepts(&parsed, &bad);
+            corrupt.add(rejected);
+            if !rejected {
+                failures.push(format!("case {} {template}: accepted corruption `{kind}`: {bad:?}", case["id"]));
+            }
+        }
+    }
+    println!("literal-argument grammars (our analysis): accept {}/{}, reject corruptions {}/{}", accept.ok, accept.tried, corrupt.ok, corrupt.tried);
+    for f in &failures {
+        println!("  FAIL {f}");
+    }
+    assert!(failures.is_empty() && accept.tried >= 40, "{} failures, {} checked", failures.len(), accept.tried);
+}

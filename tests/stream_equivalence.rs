@@ -8,56 +8,10 @@ mod case_support;
 use chat_autoparser::analysis::types::Analysis;
 use chat_autoparser::api::{Delta, Message, RequestOptions};
 use chat_autoparser::parse::StreamParser;
-use case_support::{analyses, options_of};
+use case_support::{analyses, chunks, options_of, stream, Outcome, Rng};
 use chat_autoparser::parse::generation_prompt;
 use chat_autoparser::{ChatTemplate, RenderOptions};
 use std::collections::HashMap;
-
-/// Small deterministic PRNG (xorshift64*), seeded per case.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
-
-/// Split `text` at the given char-boundary cut points.
-fn chunks<'a>(text: &'a str, cuts: &[usize]) -> Vec<&'a str> {
-    let mut out = Vec::new();
-    let mut prev = 0;
-    for &c in cuts {
-        if c > prev && c < text.len() && text.is_char_boundary(c) {
-            out.push(&text[prev..c]);
-            prev = c;
-        }
-    }
-    out.push(&text[prev..]);
-    out
-}
-
-type Outcome = (Message, Option<String>, Vec<Delta>);
-
-fn stream(analysis: &Analysis, gp: &str, options: &RequestOptions, parts: &[&str]) -> Outcome {
-    let mut p = StreamParser::new(analysis, gp, options).expect("parser builds");
-    let mut deltas = Vec::new();
-    for part in parts {
-        deltas.extend(p.push(part));
-    }
-    let err = match p.finish() {
-        Ok(d) => {
-            deltas.extend(d);
-            None
-        }
-        Err(e) => {
-            deltas.extend(p.take_failed_deltas());
-            Some(e.to_string())
-        }
-    };
-    (p.message().clone(), err, deltas)
-}
 
 const DEDICATED: [&str; 3] = ["GPT-OSS", "Functionary v3.2", "Ministral/Magistral Large 3"];
 

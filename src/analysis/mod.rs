@@ -9,6 +9,7 @@
 mod content;
 pub mod diff;
 mod handlers;
+mod literal_args;
 pub mod pattern;
 pub mod probe;
 mod reasoning;
@@ -38,7 +39,7 @@ pub fn analyze_template_with_caps(t: &ChatTemplate, caps: &Caps) -> Analysis {
     let mut pr = probe::Prober::new(t);
     let reasoning = reasoning::analyze(&mut pr, caps.supports_tool_calls);
     let content = content::analyze(&mut pr, &reasoning);
-    let tools = if caps.supports_tool_calls {
+    let mut tools = if caps.supports_tool_calls {
         tools::analyze(&mut pr, &reasoning, caps.supports_parallel_tool_calls)
     } else {
         ToolsAnalysis::default()
@@ -47,6 +48,9 @@ pub fn analyze_template_with_caps(t: &ChatTemplate, caps: &Caps) -> Analysis {
     content.requires_nonnull_content = pr.requires_nonnull_content;
     let assistant_start = roles::assistant_start(&mut pr, &reasoning, &content);
     let user_start = roles::user_start(&mut pr);
+    if caps.supports_tool_calls {
+        literal_args::analyze(&mut pr, &mut tools, caps.supports_parallel_tool_calls);
+    }
     let mut a = Analysis {
         handler: handlers::detect_handler(t.source()),
         caps: caps.clone(),
@@ -68,6 +72,8 @@ pub fn analyze_template_with_caps(t: &ChatTemplate, caps: &Caps) -> Analysis {
 /// Union of all non-empty markers, trimmed, first occurrence first.
 fn collect_preserved_tokens(a: &Analysis) -> Vec<String> {
     let t = &a.tools;
+    // Literal-argument punctuation (`(`, `=`, `, `) is ordinary text, not a token.
+    let literal = |m: &String| if t.arguments.literal_values { String::new() } else { m.clone() };
     let all = [
         &a.reasoning.start,
         &a.reasoning.end,
@@ -80,13 +86,15 @@ fn collect_preserved_tokens(a: &Analysis) -> Vec<String> {
         &t.function.name_prefix,
         &t.function.name_suffix,
         &t.function.close,
-        &t.arguments.start,
-        &t.arguments.end,
+        &literal(&t.arguments.start),
+        &literal(&t.arguments.end),
         &t.arguments.name_prefix,
-        &t.arguments.name_suffix,
-        &t.arguments.separator,
+        &literal(&t.arguments.name_suffix),
+        &literal(&t.arguments.separator),
         &t.arguments.value_prefix,
         &t.arguments.value_suffix,
+        // A quote character is text; a delimiter token (`<|"|>`) is a token.
+        &if t.arguments.string_delimiter.chars().count() > 1 { t.arguments.string_delimiter.clone() } else { String::new() },
         &t.call_id.prefix,
         &t.call_id.suffix,
     ];

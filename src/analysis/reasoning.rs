@@ -7,7 +7,7 @@
 //! calls).
 
 use super::diff::{prune_whitespace_segments, segmentize_markers, trim_ws, SegmentKind};
-use super::pattern::{get, lit, opt, seq, tag, P};
+use super::pattern::{get, last_marker_to_end, lit, opt, seq, star_not, tag, P};
 use super::probe::*;
 use super::types::{ReasoningAnalysis, ReasoningMode};
 use serde_json::{json, Value};
@@ -130,6 +130,19 @@ fn compare_thinking_enabled(pr: &mut Prober, r: &mut ReasoningAnalysis) {
     }
 }
 
+/// A start marker followed by a one-word channel name right before the reasoning
+/// (`<|channel>thought\n`): the marker alone is not a `<marker> THINKING` wrapper, but marker and
+/// name together open the block.
+fn channel_start(render: &str) -> String {
+    let Some(before) = render.find(THINKING).and_then(|p| render.get(..p)) else { return String::new() };
+    let last = seq(vec![star_not(last_marker_to_end()), tag("m", last_marker_to_end())]);
+    let Some(m) = last.parse(before).map(|t| get(&t, "m")) else { return String::new() };
+    let name = m.get(m.find(['>', ']']).map_or(0, |p| p + 1)..).unwrap_or("");
+    let word = trim_ws(name);
+    let one_word = !word.is_empty() && word.chars().all(|c| c.is_ascii_alphabetic());
+    if one_word { m } else { String::new() }
+}
+
 /// R3: reasoning next to text content vs reasoning next to a tool call.
 fn compare_reasoning_scope(pr: &mut Prober, r: &mut ReasoningAnalysis) {
     let a = Params::with_tools(vec![user(USER_MSG), assistant(ASSISTANT_MSG.into(), Some(THINKING), None)]);
@@ -148,6 +161,7 @@ fn compare_reasoning_scope(pr: &mut Prober, r: &mut ReasoningAnalysis) {
         r.end = get(&t, "post");
     } else if let Some(t) = delimited(false).parse_anywhere(&cmp.output_b) {
         r.end = get(&t, "post");
+        r.start = channel_start(&cmp.output_b);
     } else {
         r.mode = ReasoningMode::None;
     }

@@ -160,6 +160,13 @@ pub struct ArgumentsAnalysis {
     pub raw_value_start: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub raw_value_end: String,
+    /// Values are self-delimiting literals (`f(a='x', n=1)`, `f{a:<|"|>x<|"|>,n:1}`): strings in
+    /// `string_delimiter`, other values bare, rather than raw text between value markers.
+    #[serde(default)]
+    pub literal_values: bool,
+    /// With `literal_values`: the token around string values (`'`, `<|"|>`).
+    #[serde(default)]
+    pub string_delimiter: String,
 }
 
 /// Call-id markers.

@@ -4,7 +4,7 @@
 //! differential analysis cannot see the truth, and is recorded by name in `Analysis.workarounds`
 //! when applied. Keep this list short: a new entry is a last resort after improving the analysis.
 
-use super::types::{Analysis, ContentMode, ReasoningMode, ToolFormat};
+use super::types::{Analysis, ArgumentsAnalysis, ContentMode, FunctionAnalysis, ReasoningMode, ToolFormat};
 
 struct Workaround {
     name: &'static str,
@@ -41,6 +41,11 @@ const WORKAROUNDS: &[Workaround] = &[
     // `<think>…</think>` before the answer and checkpoints sharing the tokens write it; nothing
     // rendered shows the tags. Keyed on the protocol tokens and the absence of any think tag.
     Workaround { name: "im_middle protocol without rendered reasoning writes <think>", apply: im_middle_think },
+    // The template lists the tools (`List of tools: [...]`) but never renders an assistant's
+    // `tool_calls` (it prints `content` only), so no render shows how calls look. Its models write
+    // pythonic calls between their tool-call tokens: `<|tool_call_start|>[f(a="x", n=1)]<|tool_call_end|>`
+    // (the same layout the literal-argument analysis finds where a sibling template renders them).
+    Workaround { name: "tool list without rendered calls: pythonic tool-call tokens", apply: pythonic_tool_call_tokens },
 ];
 
 /// Apply every matching workaround; returns the names applied.
@@ -178,5 +183,27 @@ fn im_middle_think(src: &str, a: &mut Analysis) -> bool {
     a.reasoning.start = "<think>".into();
     a.reasoning.end = "</think>".into();
     push_tokens(a, &["<think>", "</think>"]);
+    true
+}
+
+fn pythonic_tool_call_tokens(src: &str, a: &mut Analysis) -> bool {
+    if !src.contains("List of tools: ") || src.contains("tool_calls") || a.tools.format.mode != ToolFormat::None {
+        return false;
+    }
+    let t = &mut a.tools;
+    t.format.mode = ToolFormat::TagWithTagged;
+    t.format.section_start = "<|tool_call_start|>[".into();
+    t.format.section_end = "]<|tool_call_end|>".into();
+    t.function = FunctionAnalysis::default();
+    t.arguments = ArgumentsAnalysis {
+        start: "(".into(),
+        end: ")".into(),
+        name_suffix: "=".into(),
+        separator: ", ".into(),
+        literal_values: true,
+        string_delimiter: "\"".into(),
+        ..Default::default()
+    };
+    push_tokens(a, &["<|tool_call_start|>", "<|tool_call_end|>"]);
     true
 }

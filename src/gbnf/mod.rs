@@ -14,6 +14,7 @@
 pub mod builder;
 pub mod check;
 pub mod ir;
+pub mod literal;
 pub mod print;
 pub mod schema;
 pub mod tools;

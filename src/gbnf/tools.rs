@@ -251,6 +251,9 @@ impl Gen<'_> {
             let sep = Expr::seq([sp.clone(), Expr::lit(","), sp.clone()]);
             let list = self.repeated(call, sep);
             Expr::seq([Expr::lit("["), sp.clone(), list, sp.clone(), Expr::lit("]")])
+        } else if self.a.tools.arguments.literal_values && f.per_call_start.is_empty() {
+            // Literal calls in one section are a list: `[f(a=1), g(b=2)]`.
+            self.repeated(call, Expr::seq([sp.clone(), Expr::lit(","), sp.clone()]))
         } else {
             self.repeated(call, sp.clone())
         };
@@ -390,7 +393,11 @@ impl Gen<'_> {
         let mut fields = Vec::new();
         for (k, schema) in &props {
             let arg_hint = format!("{hint}-arg-{k}");
-            let mut value = SchemaConverter::new(&mut self.b, params).raw(schema, &arg_hint, &terminator)?;
+            let mut value = if t.arguments.literal_values {
+                super::literal::value(&mut self.b, schema, &t.arguments.string_delimiter)
+            } else {
+                SchemaConverter::new(&mut self.b, params).raw(schema, &arg_hint, &terminator)?
+            };
             let is_string = schema.get("type").and_then(Value::as_str) == Some("string");
             let (raw_open, raw_close) = (&t.arguments.raw_value_start, &t.arguments.raw_value_end);
             if is_string && !raw_open.is_empty() && !raw_close.is_empty() {

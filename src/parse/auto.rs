@@ -13,6 +13,7 @@
 use super::config::{ParserConfig, ToolConfig};
 use super::json::{escape_inner, Feed, JsonValue, PyToJson};
 use super::jsoncall::{CallData, CallFeed, JsonCall};
+use super::literal::LiteralValue;
 use super::marker::{is_space, Expect, Marker};
 use super::OutputParser;
 use crate::analysis::types::{Analysis, CallIdPosition, ToolFormat};
@@ -105,6 +106,8 @@ struct Call {
     /// The value's raw wrapper: 0 not yet looked for, 1 absent or closed, 2 inside it.
     raw_wrap: u8,
     value_norm: PyToJson,
+    /// Literal-syntax argument value scanner.
+    literal: LiteralValue,
 }
 
 /// The auto parser. Build it with [`AutoParser::new`]; use it through [`OutputParser`].
@@ -409,7 +412,9 @@ impl AutoParser {
                 Step::Adv(0)
             }
             _ => {
-                self.scanned = text.len().saturating_sub(end.core.len());
+                // Both searches resume where a marker could still be starting.
+                let longest = self.tools().map_or(0, |t| t.trigger.core.len()).max(end.core.len());
+                self.scanned = text.len().saturating_sub(longest);
                 Step::Wait
             }
         }
@@ -546,6 +551,8 @@ impl AutoParser {
         match step {
             ToolStep::Section => {
                 let calls_start = if t.per_call_start.is_empty() { &t.name_prefix } else { &t.per_call_start };
+                // Without any call marker a call starts with its name (`[f(a=1), g(b=2)]`).
+                let bare = calls_start.is_empty();
                 let (call_m, end_m) = (calls_start.expect(text, eof), t.section_end.expect(text, eof));
                 if let Expect::Matched(n) = call_m {
                     let skip = text.len() - text.trim_start_matches(is_space).len();
@@ -564,6 +571,11 @@ impl AutoParser {
                 }
                 if call_m == Expect::NeedMore || end_m == Expect::NeedMore || (rest.is_empty() && !eof) {
                     return Step::Wait;
+                }
+                if bare && !rest.is_empty() {
+                    let skip = text.len() - rest.len();
+                    self.begin_call(abs + skip, "");
+                    return goto(self, ToolStep::Name, skip);
                 }
                 if !t.section_end.is_empty() && !(eof && rest.is_empty()) {
                     self.diag(abs, "tool-call section not closed");
@@ -698,6 +710,21 @@ impl AutoParser {
                         }
                     }
                 }
+                if t.literal {
+                    return match t.args_end.expect(text, eof) {
+                        Expect::Matched(_) => {
+                            let close = if self.call.arg_count == 0 { "{}" } else { "}" };
+                            self.call.data.args.push_str(close);
+                            self.call.data.args_complete = true;
+                            goto(self, ToolStep::AfterArgs(0), 0)
+                        }
+                        Expect::NeedMore => Step::Wait,
+                        Expect::No => {
+                            let rest = text.trim_start_matches(is_space);
+                            if rest.is_empty() { Step::Wait } else { goto(self, ToolStep::ArgName, text.len() - rest.len()) }
+                        }
+                    };
+                }
                 match t.arg_name_prefix.expect(text, eof) {
                     Expect::Matched(n) => goto(self, ToolStep::ArgName, n),
                     Expect::NeedMore => Step::Wait,
@@ -722,6 +749,9 @@ impl AutoParser {
                     return if text.len() > MAX_NAME || eof { Step::Fail("argument name not closed", 0) } else { Step::Wait };
                 };
                 let name = text.get(..s).unwrap_or("").trim_matches(is_space).trim_matches(|c| c == '"' || c == '\'');
+                if t.literal && (name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.')) {
+                    return Step::Fail("invalid argument name", 0);
+                }
                 let tool = self.call.data.tool.and_then(|i| t.tools.get(i));
                 let is_string = !typed && (!t.typed_value_prefix.is_empty() || tool.is_none_or(|d| d.is_string(name)));
                 let call = &mut self.call;
@@ -734,7 +764,8 @@ impl AutoParser {
                 call.value_empty = true;
                 call.raw_wrap = 0;
                 call.value_norm = PyToJson::default();
-                if is_string {
+                call.literal = LiteralValue::default();
+                if is_string && !t.literal {
                     call.data.args.push('"');
                 }
                 self.trail = if typed { t.typed_value_prefix.trail.clone() } else { end.trail.clone() };
@@ -749,6 +780,7 @@ impl AutoParser {
                 Expect::NeedMore => Step::Wait,
                 Expect::No => goto(self, ToolStep::Value, 0),
             },
+            ToolStep::Value if t.literal => self.literal_value(text, eof),
             ToolStep::Value => self.tagged_value(text, eof),
             ToolStep::AfterArgs(k) => {
                 let m = match k {
@@ -901,6 +933,32 @@ impl AutoParser {
         }
         if eof {
             json.finish(&mut self.call.data);
+        }
+        if text.is_empty() { Step::Wait } else { Step::Adv(text.len()) }
+    }
+
+    /// A literal argument value: it ends by its own syntax (closing quote or bracket, end of a word).
+    fn literal_value(&mut self, text: &str, eof: bool) -> Step {
+        let cfg = Arc::clone(&self.cfg);
+        let delim = cfg.tools.as_ref().map_or("", |t| t.string_delim.as_str());
+        let call = &mut self.call;
+        for (i, c) in text.char_indices() {
+            match call.literal.feed(c, delim, &mut call.data.args) {
+                Feed::More => {}
+                Feed::Done => {
+                    self.state = State::Tool(ToolStep::ArgNext);
+                    return Step::Adv(i + c.len_utf8());
+                }
+                Feed::EndedBefore => {
+                    self.state = State::Tool(ToolStep::ArgNext);
+                    return Step::Adv(i);
+                }
+                Feed::Invalid => return Step::Fail("invalid literal argument value", i),
+            }
+        }
+        if eof && call.literal.complete_at_eof() {
+            call.literal.finish(&mut call.data.args);
+            self.state = State::Tool(ToolStep::ArgNext);
         }
         if text.is_empty() { Step::Wait } else { Step::Adv(text.len()) }
     }
@@ -1059,6 +1117,8 @@ fn match_name(text: &str, t: &ToolConfig, eof: bool) -> NameMatch {
             continue;
         }
         if let Some(after) = text.strip_prefix(name) {
+            // Literal calls (`f(…)`, `f{…}`): the name is followed by the arguments' opening.
+            let follower = if t.name_suffix.is_empty() && t.literal { &t.args_start } else { &t.name_suffix };
             let ok = if let Some(head) = &t.counter_head {
                 // Numbered header: the name is followed by `head` and a digit.
                 match after.strip_prefix(head.as_str()) {
@@ -1073,13 +1133,13 @@ fn match_name(text: &str, t: &ToolConfig, eof: bool) -> NameMatch {
                     }
                     _ => false,
                 }
-            } else if t.name_suffix.is_empty() {
+            } else if follower.is_empty() {
                 if after.is_empty() && !eof {
                     need = true;
                 }
                 !after.is_empty() || eof
             } else {
-                match t.name_suffix.expect(after, eof) {
+                match follower.expect(after, eof) {
                     Expect::Matched(_) => true,
                     Expect::NeedMore => {
                         need = true;

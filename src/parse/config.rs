@@ -63,6 +63,9 @@ pub struct ToolConfig {
     pub raw_value: (String, String),
     pub value_suffix: Marker,
     pub arg_separator: Marker,
+    /// Literal argument values (see `ArgumentsAnalysis::literal_values`) and their string delimiter.
+    pub literal: bool,
+    pub string_delim: String,
     pub id_pos: CallIdPosition,
     pub id_prefix: Marker,
     pub id_suffix: Marker,
@@ -189,6 +192,8 @@ fn tool_config(analysis: &Analysis, tools: &[Value]) -> ToolConfig {
         raw_value: (t.arguments.raw_value_start.clone(), t.arguments.raw_value_end.clone()),
         value_suffix: Marker::new(&t.arguments.value_suffix),
         arg_separator: Marker::new(&t.arguments.separator),
+        literal: t.arguments.literal_values,
+        string_delim: t.arguments.string_delimiter.clone(),
         id_pos: t.call_id.pos,
         id_prefix: Marker::new(&t.call_id.prefix),
         id_suffix: Marker::new(&t.call_id.suffix),

@@ -36,6 +36,7 @@ pub mod auto;
 pub mod config;
 pub mod json;
 pub mod jsoncall;
+pub mod literal;
 pub mod marker;
 pub mod prompt;
 pub mod stream;

@@ -3,7 +3,8 @@
 #![allow(dead_code)]
 
 use chat_autoparser::analysis::types::Analysis;
-use chat_autoparser::api::{Message, RequestOptions};
+use chat_autoparser::api::{Delta, Message, RequestOptions};
+use chat_autoparser::parse::StreamParser;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -123,4 +124,50 @@ pub fn harness_mismatch(actual: &Message, expected: &Value) -> Option<String> {
         }
     }
     None
+}
+
+/// Small deterministic PRNG (xorshift64*), seeded per case.
+pub struct Rng(pub u64);
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+}
+
+/// Split `text` at the given char-boundary cut points.
+pub fn chunks<'a>(text: &'a str, cuts: &[usize]) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let mut prev = 0;
+    for &c in cuts {
+        if c > prev && c < text.len() && text.is_char_boundary(c) {
+            out.push(&text[prev..c]);
+            prev = c;
+        }
+    }
+    out.push(&text[prev..]);
+    out
+}
+
+pub type Outcome = (Message, Option<String>, Vec<Delta>);
+
+pub fn stream(analysis: &Analysis, gp: &str, options: &RequestOptions, parts: &[&str]) -> Outcome {
+    let mut p = StreamParser::new(analysis, gp, options).expect("parser builds");
+    let mut deltas = Vec::new();
+    for part in parts {
+        deltas.extend(p.push(part));
+    }
+    let err = match p.finish() {
+        Ok(d) => {
+            deltas.extend(d);
+            None
+        }
+        Err(e) => {
+            deltas.extend(p.take_failed_deltas());
+            Some(e.to_string())
+        }
+    };
+    (p.message().clone(), err, deltas)
 }
