@@ -19,12 +19,14 @@ pub mod handlers;
 pub mod parse;
 mod error;
 pub mod template;
+pub mod verify;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;
 
 pub use error::{Error, ErrorKind, Result};
 pub use template::{render_template, ChatTemplate, RenderOptions};
+pub use verify::{verify_template, VerifyReport, VerifyResult};
 
 /// Crate version.
 pub fn version() -> &'static str {

@@ -95,6 +95,13 @@ const KNOWN: &[(&str, &str, &str)] = &[
         "with tools the template does `tools | map(attribute='function') | tojson`; in Jinja2 (and our renderer) map() is a generator that tojson refuses, so no tool call renders; llama.cpp's engine serializes it",
     ),
     ("llama-cpp-deepseek-r1.jinja", "preservedTokens", "follows from the tools.* difference above"),
+    (
+        "upstage-Solar-Open-100B.jinja",
+        "tools.callId.",
+        "llama.cpp leaks the probe id `call00001` into the name prefix (analysis_probe_leaks): it looked for the function name in the whole prompt, where the tool list names it too. We look in the assistant turn only and find the id before the name: PRE_FUNC_NAME between `<|tool_call:begin|>` and `<|tool_call:name|>`",
+    ),
+    ("upstage-Solar-Open-100B.jinja", "tools.function.namePrefix", "`<|tool_call:name|>` without the leaked probe id (see tools.callId)"),
+    ("upstage-Solar-Open-100B.jinja", "preservedTokens", "follows from the name prefix without the leaked probe id"),
 ];
 
 #[test]

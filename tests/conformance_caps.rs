@@ -4,17 +4,9 @@ mod common;
 
 use chat_autoparser::{ChatTemplate, RenderOptions};
 
-/// Templates whose probes fail under Python semantics (which our renders must follow) but not under
-/// llama.cpp's more lenient engine, and one probe llama.cpp phrases differently.
+/// A probe llama.cpp phrases differently. (Probes render leniently, so Python-only failures such as an
+/// undefined `functions` or `map | tojson` do not hide capabilities.)
 const KNOWN: &[(&str, &str)] = &[
-    (
-        "fireworks-ai-llama-3-firefunction-v2.jinja",
-        "renders `prompt + functions` with `functions` undefined: Jinja2 raises (and so do we), llama.cpp's engine treats it as empty",
-    ),
-    (
-        "llama-cpp-deepseek-r1.jinja",
-        "with tools it renders `tools | map(...) | tojson`: a generator, which Python's json.dumps refuses (renders.jsonl expects the error)",
-    ),
     (
         "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.jinja:supports_preserve_reasoning",
         "the template drops reasoning of assistant turns before the last user message; our probe checks exactly that case",

@@ -140,17 +140,6 @@ pub struct Prober<'t> {
     pub requires_nonnull_content: bool,
 }
 
-/// Most variables a template may read without defining before we give up.
-const MAX_EXTRA_VARS: usize = 8;
-
-/// `name` from a render error "`name` is undefined", if `name` is a plain identifier.
-fn undefined_variable(err: &str) -> Option<&str> {
-    let end = err.find("` is undefined")?;
-    let start = err[..end].rfind('`')? + 1;
-    let name = &err[start..end];
-    (!name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')).then_some(name)
-}
-
 /// The messages with every `content: null` replaced by "" (None when there is none).
 fn without_null_content(p: &Params) -> Option<Params> {
     let mut q = p.clone();
@@ -176,30 +165,25 @@ impl<'t> Prober<'t> {
         }
     }
 
-    /// Render a probe. Two recoveries, both general: a template that reads a variable the caller
-    /// is expected to provide (`functions`, `datetime`, …) gets it as "", and one that cannot take
-    /// `content: null` gets "" (remembered as `requires_nonnull_content`).
+    /// Render a probe leniently ([`ChatTemplate::render_lenient`]: variables the caller is expected to
+    /// provide, such as `functions` or `datetime`, become ""), and retry a template that cannot take
+    /// `content: null` with "" (remembered as `requires_nonnull_content`).
     pub fn render(&mut self, p: &Params) -> crate::Result<String> {
-        loop {
-            match self.template.render(&p.context(&self.extra)) {
-                Ok(s) => return Ok(s),
-                Err(e) => {
-                    let msg = e.to_string();
-                    match undefined_variable(&msg) {
-                        Some(name) if self.extra.len() < MAX_EXTRA_VARS && !self.extra.contains_key(name) => {
-                            self.diagnostics.push(format!("template reads undefined `{name}`; probing with \"\""));
-                            self.extra.insert(name.to_string(), "".into());
-                        }
-                        _ => {
-                            let Some(q) = without_null_content(p) else { return Err(e) };
-                            let out = self.template.render(&q.context(&self.extra))?;
-                            self.requires_nonnull_content = true;
-                            return Ok(out);
-                        }
-                    }
-                }
+        let (out, notes) = match self.template.render_lenient(&p.context(&self.extra)) {
+            Ok(r) => r,
+            Err(e) => {
+                let Some(q) = without_null_content(p) else { return Err(e) };
+                let r = self.template.render_lenient(&q.context(&self.extra))?;
+                self.requires_nonnull_content = true;
+                r
+            }
+        };
+        for n in notes {
+            if !self.diagnostics.contains(&n) {
+                self.diagnostics.push(n);
             }
         }
+        Ok(out)
     }
 
     /// Render `a` and `modify(a)`, split the outputs, record the comparison under `step`.

@@ -55,6 +55,15 @@ pub fn extract_function_markers(pr: &mut Prober, t: &mut ToolsAnalysis) {
     } else if let Some(tags) = tag("ext", star_not(P::Marker)).parse(&d.suffix) {
         t.function.name_suffix += &get(&tags, "ext");
     }
+    // Compact formats (`f{a:…}`, `[f(a=…)]`) have no marker between name and arguments: the name
+    // suffix ends where the first argument name begins.
+    if let Some(p) = t.function.name_suffix.find(ARG_FIRST) {
+        t.function.name_suffix.truncate(p);
+    }
+    // A call id printed before the name (`id<|name|>f`) is not part of the name prefix.
+    if let Some(p) = t.function.name_prefix.find(CALL_ID_001) {
+        t.function.name_prefix.drain(..p + CALL_ID_001.len());
+    }
     // The closer sits between the last argument value (YYYY) and the call / section end.
     let end = if f.per_call_end.is_empty() { f.section_end.clone() } else { f.per_call_end.clone() };
     let closer_text = if end.is_empty() {
@@ -95,6 +104,17 @@ pub fn extract_function_markers(pr: &mut Prober, t: &mut ToolsAnalysis) {
 
 /// A1: one argument named ARG_FIRST vs one named ARG_SECOND.
 pub fn extract_argument_name_markers(pr: &mut Prober, t: &mut ToolsAnalysis) {
+    find_argument_name_markers(pr, t);
+    // When the first argument directly follows the name (`f{a:…}`), the structure before it is
+    // the function's, not the argument's.
+    let a = &mut t.arguments;
+    if let Some(p) = a.name_prefix.find(FUN_FIRST) {
+        let rest = &a.name_prefix[p + FUN_FIRST.len()..];
+        a.name_prefix = rest.strip_prefix(t.function.name_suffix.as_str()).unwrap_or(rest).to_string();
+    }
+}
+
+fn find_argument_name_markers(pr: &mut Prober, t: &mut ToolsAnalysis) {
     let a = params_with_call(one_arg("XXXX"));
     let other = tool_call(FUN_FIRST, json!({ ARG_SECOND: "YYYY" }), CALL_ID_001);
     let Some(cmp) = pr.compare("extract_argument_name_markers", "argument name (and value) changed", &a, |p| set_call(p, other)) else {
@@ -221,7 +241,9 @@ pub fn extract_call_id_markers(pr: &mut Prober, t: &mut ToolsAnalysis) {
         seq(vec![star_not(last_marker_to_end()), tag("m", P::Marker)]).parse_anywhere(s).map(|x| get(&x, "m")).unwrap_or_default()
     };
     let id = &mut t.call_id;
-    match (d.prefix.rfind(FUN_FIRST), d.suffix.find(FUN_FIRST)) {
+    // Only the assistant turn counts: the tool definitions earlier in the prompt name FUN_FIRST too.
+    let turn_from = d.prefix.rfind(USER_MSG).map_or(0, |p| p + USER_MSG.len());
+    match (d.prefix[turn_from..].rfind(FUN_FIRST).map(|p| p + turn_from), d.suffix.find(FUN_FIRST)) {
         (Some(fp), None) => {
             let args_in_prefix = d.prefix[fp..].find('{').map(|p| p + fp);
             if d.suffix.contains('{') && args_in_prefix.is_none() {

@@ -31,3 +31,14 @@ pub trait OutputParser {
         false
     }
 }
+
+pub mod auto;
+pub mod config;
+pub mod json;
+pub mod jsoncall;
+pub mod marker;
+pub mod prompt;
+pub mod stream;
+
+pub use prompt::generation_prompt;
+pub use stream::{parse_output, StreamParser};

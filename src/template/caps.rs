@@ -19,14 +19,15 @@ pub struct Caps {
 }
 
 /// Probe a template's capabilities by rendering small conversations and looking for needles.
-/// A render that fails counts as "not supported".
+/// Probes render leniently (see [`super::ChatTemplate::render_lenient`]); a render that still fails
+/// counts as "not supported".
 pub(crate) fn probe(t: &super::ChatTemplate) -> Caps {
     let render = |messages: Json, tools: Option<Json>| -> String {
         let mut ctx = json!({ "messages": messages, "add_generation_prompt": false });
         if let Some(tools) = tools {
             ctx["tools"] = tools;
         }
-        t.render(&ctx).unwrap_or_default()
+        t.render_lenient(&ctx).map(|(text, _)| text).unwrap_or_default()
     };
     let user = |content: Json| json!({ "role": "user", "content": content });
     let call = |name: &str, args: Json| {

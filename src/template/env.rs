@@ -3,7 +3,7 @@
 //! a Python-faithful `tojson`, `raise_exception`, `strftime_now` and Python-style printing of
 //! `None`/`True`/`False`, plus limits for untrusted templates.
 
-use super::tojson::{python_float_repr, tojson};
+use super::tojson::{python_float_repr, tojson, tojson_lenient};
 use minijinja::syntax::SyntaxConfig;
 use minijinja::value::{Value, ValueKind};
 use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior};
@@ -18,8 +18,10 @@ pub struct Limits {
     pub recursion: usize,
 }
 
-/// Build the environment. `now` is the Unix time (seconds) `strftime_now` formats.
-pub fn build_environment(limits: Limits, now: i64) -> Environment<'static> {
+/// Build the environment. `now` is the Unix time (seconds) `strftime_now` formats. `lenient` relaxes the
+/// one Python strictness that real templates trip over and llama.cpp's engine tolerates: `tojson` of a
+/// generator (`tools | map(...) | tojson`). Renders meant to match Hugging Face use the strict one.
+pub fn build_environment(limits: Limits, now: i64, lenient: bool) -> Environment<'static> {
     let mut env = Environment::new();
     let syntax = SyntaxConfig::builder().trim_blocks(true).lstrip_blocks(true).build();
     if let Ok(syntax) = syntax {
@@ -29,7 +31,11 @@ pub fn build_environment(limits: Limits, now: i64) -> Environment<'static> {
     env.set_fuel(Some(limits.fuel));
     env.set_recursion_limit(limits.recursion);
     env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
-    env.add_filter("tojson", tojson);
+    if lenient {
+        env.add_filter("tojson", tojson_lenient);
+    } else {
+        env.add_filter("tojson", tojson);
+    }
     env.add_function("namespace", super::pylist::namespace);
     super::pylist::add_generator_filters(&mut env);
     env.add_function("raise_exception", |msg: String| -> Result<Value, Error> {

@@ -41,6 +41,10 @@ const MAX_SOURCE_BYTES: usize = 4 << 20;
 /// A compiled chat template.
 pub struct ChatTemplate {
     env: Environment<'static>,
+    /// Built on first use by [`ChatTemplate::render_lenient`].
+    lenient_env: std::sync::OnceLock<Environment<'static>>,
+    limits: Limits,
+    now: i64,
     source: String,
     options: RenderOptions,
     caps: std::sync::OnceLock<Caps>,
@@ -66,10 +70,17 @@ impl ChatTemplate {
             recursion: options.recursion_limit.unwrap_or(DEFAULT_RECURSION),
         };
         let now = options.now.map(|t| t.floor() as i64).unwrap_or_else(current_unix_time);
-        let mut env = build_environment(limits, now);
-        let prepared = rewrite_generation_blocks(source);
-        env.add_template_owned(NAME, prepared).map_err(|e| convert_error(e, source))?;
-        Ok(ChatTemplate { env, source: source.to_string(), options, caps: std::sync::OnceLock::new(), analysis: std::sync::OnceLock::new() })
+        let env = compile(limits, now, false, source)?;
+        Ok(ChatTemplate {
+            env,
+            lenient_env: std::sync::OnceLock::new(),
+            limits,
+            now,
+            source: source.to_string(),
+            options,
+            caps: std::sync::OnceLock::new(),
+            analysis: std::sync::OnceLock::new(),
+        })
     }
 
     /// The template source as given.
@@ -94,7 +105,47 @@ impl ChatTemplate {
     }
 
     /// Render with a context map (avoids a clone when the caller builds the map).
-    pub fn render_map(&self, mut ctx: Map<String, Json>) -> Result<String> {
+    pub fn render_map(&self, ctx: Map<String, Json>) -> Result<String> {
+        self.render_in(&self.env, ctx)
+    }
+
+    /// Render for analysis and generation prompts, where a result beats Python's strictness: a variable
+    /// the template reads but the caller did not pass (`functions`, `datetime`, …) is retried as `""`,
+    /// and `tojson` of a generator is retried in the lenient environment. Returns the text and notes on
+    /// what was relaxed. Limits still apply; errors of other kinds are returned as they are.
+    pub fn render_lenient(&self, context: &Json) -> Result<(String, Vec<String>)> {
+        let mut ctx = match context {
+            Json::Object(map) => map.clone(),
+            _ => return Err(Error::new(ErrorKind::InvalidInput, "context must be an object")),
+        };
+        let mut notes = Vec::new();
+        let mut env = &self.env;
+        for _ in 0..MAX_LENIENT_RETRIES {
+            let err = match self.render_in(env, ctx.clone()) {
+                Ok(text) => return Ok((text, notes)),
+                Err(e) => e,
+            };
+            let msg = err.to_string();
+            if let Some(name) = undefined_variable(&msg).filter(|n| !ctx.contains_key(*n)) {
+                notes.push(format!("template reads undefined `{name}`; rendered with \"\""));
+                ctx.insert(name.to_string(), "".into());
+            } else if msg.contains("generator is not JSON serializable") && std::ptr::eq(env, &self.env) {
+                notes.push("tojson of a generator (Python raises); rendered as a list".into());
+                env = match self.lenient_env.get() {
+                    Some(e) => e,
+                    None => {
+                        let built = compile(self.limits, self.now, true, &self.source)?;
+                        self.lenient_env.get_or_init(|| built)
+                    }
+                };
+            } else {
+                return Err(err);
+            }
+        }
+        self.render_in(env, ctx).map(|t| (t, notes))
+    }
+
+    fn render_in(&self, env: &Environment<'static>, mut ctx: Map<String, Json>) -> Result<String> {
         check_depth(&ctx)?;
         if !ctx.contains_key("bos_token") {
             ctx.insert("bos_token".into(), self.options.bos_token.clone().unwrap_or_default().into());
@@ -102,7 +153,7 @@ impl ChatTemplate {
         if !ctx.contains_key("eos_token") {
             ctx.insert("eos_token".into(), self.options.eos_token.clone().unwrap_or_default().into());
         }
-        let tmpl = self.env.get_template(NAME).map_err(|e| convert_error(e, &self.source))?;
+        let tmpl = env.get_template(NAME).map_err(|e| convert_error(e, &self.source))?;
         let limit = self.options.max_output_bytes.unwrap_or(DEFAULT_MAX_OUTPUT);
         let mut out = LimitedWriter { buf: Vec::new(), limit, exceeded: false };
         let value = minijinja::Value::from(minijinja::value::Serde(&Json::Object(ctx)));
@@ -142,6 +193,23 @@ fn check_depth(ctx: &Map<String, Json>) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Most relaxations [`ChatTemplate::render_lenient`] tries before giving up.
+const MAX_LENIENT_RETRIES: usize = 8;
+
+/// `name` from a render error "`name` is undefined", if `name` is a plain identifier.
+fn undefined_variable(err: &str) -> Option<&str> {
+    let end = err.find("` is undefined")?;
+    let start = err.get(..end)?.rfind('`')? + 1;
+    let name = err.get(start..end)?;
+    (!name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')).then_some(name)
+}
+
+fn compile(limits: Limits, now: i64, lenient: bool, source: &str) -> Result<Environment<'static>> {
+    let mut env = build_environment(limits, now, lenient);
+    env.add_template_owned(NAME, rewrite_generation_blocks(source)).map_err(|e| convert_error(e, source))?;
+    Ok(env)
 }
 
 /// Render `source` once with `context`.

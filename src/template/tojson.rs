@@ -9,6 +9,8 @@ use minijinja::{Error, ErrorKind};
 use std::fmt::Write;
 
 struct Style {
+    /// Serialize generators as lists (llama.cpp's engine does; Python raises).
+    lenient: bool,
     ensure_ascii: bool,
     indent: Option<String>,
     item_sep: String,
@@ -18,6 +20,15 @@ struct Style {
 
 /// The `tojson` filter.
 pub fn tojson(value: &Value, indent: Option<Value>, kwargs: Kwargs) -> Result<Value, Error> {
+    tojson_with(false, value, indent, kwargs)
+}
+
+/// `tojson` that also serializes generators, for the lenient environment.
+pub fn tojson_lenient(value: &Value, indent: Option<Value>, kwargs: Kwargs) -> Result<Value, Error> {
+    tojson_with(true, value, indent, kwargs)
+}
+
+fn tojson_with(lenient: bool, value: &Value, indent: Option<Value>, kwargs: Kwargs) -> Result<Value, Error> {
     let indent = match indent.or(kwargs.get::<Option<Value>>("indent")?) {
         None => None,
         Some(v) if v.is_none() => None,
@@ -46,7 +57,7 @@ pub fn tojson(value: &Value, indent: Option<Value>, kwargs: Kwargs) -> Result<Va
         _ if indent.is_some() => (",".to_string(), ": ".to_string()),
         _ => (", ".to_string(), ": ".to_string()),
     };
-    let style = Style { ensure_ascii, indent, item_sep, key_sep, sort_keys };
+    let style = Style { lenient, ensure_ascii, indent, item_sep, key_sep, sort_keys };
     let mut out = String::new();
     write_value(&mut out, value, &style, 0)?;
     Ok(Value::from_safe_string(out))
@@ -74,10 +85,10 @@ fn write_value(out: &mut String, value: &Value, style: &Style, depth: usize) -> 
         ValueKind::Number => write_number(out, value),
         ValueKind::String => write_string(out, value.as_str().unwrap_or_default(), style.ensure_ascii),
         // Python: `map`/`select` give generators, which json.dumps refuses.
-        ValueKind::Iterable => {
+        ValueKind::Iterable if !style.lenient => {
             return Err(Error::new(ErrorKind::InvalidOperation, "tojson: Object of type generator is not JSON serializable"))
         }
-        ValueKind::Seq => {
+        ValueKind::Seq | ValueKind::Iterable => {
             let items: Vec<Value> = value.try_iter()?.collect();
             if items.is_empty() {
                 out.push_str("[]");

@@ -1,0 +1,215 @@
+//! What the auto parser needs to know, derived once from an [`Analysis`] and the request options.
+//!
+//! Mirrors llama.cpp's parser building (design/autoparser.md, "Parser Building"): which reasoning
+//! markers apply, whether content is wrapped, and the tool-call layout, with markers pre-split into
+//! [`Marker`]s and tool schemas reduced to what parsing needs (is this argument a string?).
+
+use super::marker::Marker;
+use crate::analysis::types::{Analysis, CallIdPosition, ContentMode, ReasoningMode, ToolFormat};
+use crate::api::{ReasoningFormat, RequestOptions, ToolChoice};
+use serde_json::Value;
+
+/// One tool the model may call.
+#[derive(Debug, Clone)]
+pub struct ToolDef {
+    pub name: String,
+    /// Parameter names whose schema admits a string (their tagged values are quoted).
+    pub string_params: Vec<String>,
+    /// Parameter names declared with a non-string type (their tagged values are raw JSON).
+    pub typed_params: Vec<String>,
+}
+
+impl ToolDef {
+    /// Whether a tagged value of `param` is a string. Undeclared parameters are strings.
+    pub fn is_string(&self, param: &str) -> bool {
+        !self.typed_params.iter().any(|p| p == param) || self.string_params.iter().any(|p| p == param)
+    }
+}
+
+/// JSON field layout of a JSON_NATIVE call.
+#[derive(Debug, Clone)]
+pub struct JsonLayout {
+    pub name_key: String,
+    pub args_key: String,
+    /// Key of a nested object holding name and arguments (`"function"`).
+    pub nest_key: String,
+    pub id_keys: Vec<String>,
+    /// `{"get_weather": {...}}`: the function name is the key.
+    pub fun_name_is_key: bool,
+    /// With `fun_name_is_key`: the value is the arguments themselves (no `args_key` wrapper).
+    pub args_direct: bool,
+    pub array_wrapped: bool,
+}
+
+/// Tool-call markers and layout.
+#[derive(Debug, Clone)]
+pub struct ToolConfig {
+    pub format: ToolFormat,
+    pub section_start: Marker,
+    pub section_end: Marker,
+    pub per_call_start: Marker,
+    pub per_call_end: Marker,
+    pub name_prefix: Marker,
+    pub name_suffix: Marker,
+    pub close: Marker,
+    pub args_start: Marker,
+    pub args_end: Marker,
+    pub arg_name_prefix: Marker,
+    pub arg_name_suffix: Marker,
+    pub value_prefix: Marker,
+    pub value_suffix: Marker,
+    pub arg_separator: Marker,
+    pub id_pos: CallIdPosition,
+    pub id_prefix: Marker,
+    pub id_suffix: Marker,
+    pub json: JsonLayout,
+    pub tools: Vec<ToolDef>,
+    /// The text that starts tool calls in content.
+    pub trigger: Marker,
+    /// Whether the trigger is part of the call body (a bare `{` / `[`), not consumed as a marker.
+    pub trigger_is_body: bool,
+}
+
+impl ToolConfig {
+    /// Index of the tool called `name`.
+    pub fn tool(&self, name: &str) -> Option<usize> {
+        self.tools.iter().position(|t| t.name == name)
+    }
+}
+
+/// Everything the auto parser is configured with.
+#[derive(Debug, Clone)]
+pub struct ParserConfig {
+    /// `(start, end)` when reasoning is extracted; `start` may be empty (delimiter style).
+    pub reasoning: Option<(Marker, Marker)>,
+    /// `(start, end)` content wrapper markers stripped from content.
+    pub content_wrap: Option<(Marker, Marker)>,
+    pub tools: Option<ToolConfig>,
+}
+
+impl ParserConfig {
+    /// Build the configuration for `analysis` and `options`.
+    pub fn new(analysis: &Analysis, options: &RequestOptions) -> ParserConfig {
+        let r = &analysis.reasoning;
+        let extracting = options.reasoning_format != ReasoningFormat::None && r.mode != ReasoningMode::None;
+        let reasoning = (extracting && !Marker::new(&r.end).is_empty()).then(|| (Marker::new(&r.start), Marker::new(&r.end)));
+
+        let c = &analysis.content;
+        let mut content_wrap = match c.mode {
+            ContentMode::Plain => None,
+            ContentMode::AlwaysWrapped | ContentMode::WrappedWithReasoning => {
+                let (s, e) = (Marker::new(&c.start), Marker::new(&c.end));
+                (!s.is_empty() && !e.is_empty()).then_some((s, e))
+            }
+        };
+        let has_schema = options.json_schema.as_ref().is_some_and(|s| s.as_object().is_some_and(|o| !o.is_empty()));
+        let tools_on = !options.tools.is_empty()
+            && options.tool_choice != ToolChoice::None
+            && analysis.tools.format.mode != ToolFormat::None;
+        let tools = if has_schema {
+            // A response-format schema makes the whole answer one JSON value, maybe fenced.
+            content_wrap = Some((Marker::new("```json"), Marker::new("```")));
+            None
+        } else if tools_on {
+            Some(tool_config(analysis, &options.tools))
+        } else {
+            None
+        };
+        ParserConfig { reasoning, content_wrap, tools }
+    }
+}
+
+fn last_segment(field: &str, default: &str) -> String {
+    let f = field.rsplit('.').next().unwrap_or("");
+    if f.is_empty() { default.to_string() } else { f.to_string() }
+}
+
+fn tool_config(analysis: &Analysis, tools: &[Value]) -> ToolConfig {
+    let t = &analysis.tools;
+    let f = &t.format;
+    let nest = f.name_field.split('.').next().filter(|_| f.name_field.contains('.'));
+    let json = JsonLayout {
+        name_key: last_segment(&f.name_field, "name"),
+        args_key: last_segment(&f.args_field, "arguments"),
+        nest_key: nest.map(str::to_string).unwrap_or_else(|| if f.function_field.is_empty() { "function".into() } else { f.function_field.clone() }),
+        id_keys: [&f.id_field, &f.gen_id_field].into_iter().filter(|k| !k.is_empty()).map(|k| last_segment(k, "id")).collect(),
+        fun_name_is_key: f.fun_name_is_key,
+        args_direct: f.args_field.is_empty(),
+        array_wrapped: f.tools_array_wrapped,
+    };
+    let section_start = Marker::new(&f.section_start);
+    let per_call_start = Marker::new(&f.per_call_start);
+    let name_prefix = Marker::new(&t.function.name_prefix);
+    let (trigger, trigger_is_body) = if !section_start.is_empty() {
+        (section_start.clone(), false)
+    } else if !per_call_start.is_empty() {
+        (per_call_start.clone(), false)
+    } else if f.mode == ToolFormat::JsonNative {
+        (Marker::new(if f.tools_array_wrapped { "[" } else { "{" }), true)
+    } else {
+        (name_prefix.clone(), false)
+    };
+    ToolConfig {
+        format: f.mode,
+        section_start,
+        section_end: Marker::new(&f.section_end),
+        per_call_start,
+        per_call_end: Marker::new(&f.per_call_end),
+        name_prefix,
+        name_suffix: Marker::new(&t.function.name_suffix),
+        close: Marker::new(&t.function.close),
+        args_start: Marker::new(&t.arguments.start),
+        args_end: Marker::new(&t.arguments.end),
+        arg_name_prefix: Marker::new(&t.arguments.name_prefix),
+        arg_name_suffix: Marker::new(&t.arguments.name_suffix),
+        value_prefix: Marker::new(&t.arguments.value_prefix),
+        value_suffix: Marker::new(&t.arguments.value_suffix),
+        arg_separator: Marker::new(&t.arguments.separator),
+        id_pos: t.call_id.pos,
+        id_prefix: Marker::new(&t.call_id.prefix),
+        id_suffix: Marker::new(&t.call_id.suffix),
+        json,
+        tools: tools.iter().filter_map(tool_def).collect(),
+        trigger,
+        trigger_is_body,
+    }
+}
+
+/// Does this JSON schema admit a string value?
+fn may_be_string(schema: &Value) -> Option<bool> {
+    let obj = schema.as_object()?;
+    if let Some(t) = obj.get("type") {
+        return Some(match t {
+            Value::String(s) => s == "string",
+            Value::Array(a) => a.iter().any(|x| x == "string"),
+            _ => true,
+        });
+    }
+    for key in ["anyOf", "oneOf", "allOf"] {
+        if let Some(Value::Array(alts)) = obj.get(key) {
+            return Some(alts.iter().any(|a| may_be_string(a).unwrap_or(true)));
+        }
+    }
+    if let Some(Value::Array(e)) = obj.get("enum") {
+        return Some(e.iter().any(Value::is_string));
+    }
+    if let Some(c) = obj.get("const") {
+        return Some(c.is_string());
+    }
+    None
+}
+
+fn tool_def(tool: &Value) -> Option<ToolDef> {
+    let func = tool.get("function").unwrap_or(tool);
+    let name = func.get("name")?.as_str()?.to_string();
+    let mut def = ToolDef { name, string_params: Vec::new(), typed_params: Vec::new() };
+    if let Some(props) = func.get("parameters").and_then(|p| p.get("properties")).and_then(Value::as_object) {
+        for (k, schema) in props {
+            match may_be_string(schema) {
+                Some(false) => def.typed_params.push(k.clone()),
+                _ => def.string_params.push(k.clone()),
+            }
+        }
+    }
+    Some(def)
+}

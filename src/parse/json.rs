@@ -1,0 +1,194 @@
+//! Incremental JSON: find where a JSON value ends one character at a time (string / escape / depth
+//! tracking, never re-scanning), normalizing Python-style values to JSON on the way out
+//! (`{'a': True}` → `{"a": true}`), the way llama.cpp's mapper does for python-dict templates.
+
+/// Rewrites Python literals and single-quoted strings to JSON, one character at a time.
+#[derive(Debug, Clone, Default)]
+pub struct PyToJson {
+    /// Quote character of the string we are in, if any.
+    quote: Option<char>,
+    escape: bool,
+    /// The current bare word (outside strings) while it can still be `True` / `False` / `None`.
+    word: String,
+    in_word: bool,
+}
+
+const PY_LITERALS: [(&str, &str); 3] = [("True", "true"), ("False", "false"), ("None", "null")];
+
+impl PyToJson {
+    /// True while inside a string.
+    pub fn in_string(&self) -> bool {
+        self.quote.is_some()
+    }
+
+    /// Push the JSON form of `c` to `out`. Returns true when `c` closed a string.
+    pub fn push(&mut self, c: char, out: &mut String) -> bool {
+        if let Some(q) = self.quote {
+            if self.escape {
+                self.escape = false;
+                // `\'` is not a JSON escape: in a single-quoted string it is just a quote. The
+                // backslash is written only now, so output never has to be taken back.
+                if !(c == '\'' && q == '\'') {
+                    out.push('\\');
+                }
+                out.push(c);
+                return false;
+            }
+            if c == '\\' {
+                self.escape = true;
+            } else if c == q {
+                self.quote = None;
+                out.push('"');
+                return true;
+            } else if c == '"' {
+                out.push_str("\\\"");
+            } else {
+                out.push(c);
+            }
+            return false;
+        }
+        if c == '"' || c == '\'' {
+            self.quote = Some(c);
+            self.in_word = false;
+            out.push('"');
+            return false;
+        }
+        if c.is_alphanumeric() || c == '_' {
+            if !self.in_word {
+                self.in_word = true;
+                self.word.clear();
+            }
+            let i = self.word.len();
+            if i > 5 {
+                out.push(c);
+                return false;
+            }
+            self.word.push(c);
+            let mapped = PY_LITERALS.iter().find(|(py, _)| py.starts_with(self.word.as_str()));
+            match mapped.and_then(|(_, js)| js.as_bytes().get(i)) {
+                Some(&b) if self.word.len() <= 5 => out.push(b as char),
+                _ => out.push(c),
+            }
+        } else {
+            self.in_word = false;
+            out.push(c);
+        }
+        false
+    }
+}
+
+/// Outcome of feeding one character to a [`JsonValue`] scanner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Feed {
+    /// The character belongs to the value; the value continues.
+    More,
+    /// The character completed the value.
+    Done,
+    /// The value (a bare scalar) ended before this character, which is not part of it.
+    EndedBefore,
+    /// The character cannot start or continue a JSON value here.
+    Invalid,
+}
+
+/// Tracks one JSON value (object, array, string or scalar) as its characters arrive.
+#[derive(Debug, Clone, Default)]
+pub struct JsonValue {
+    norm: PyToJson,
+    depth: u32,
+    started: bool,
+    scalar: bool,
+}
+
+/// Deepest nesting accepted in tool arguments.
+const MAX_DEPTH: u32 = 512;
+
+impl JsonValue {
+    /// True once the first character of the value was seen.
+    pub fn started(&self) -> bool {
+        self.started
+    }
+
+    /// True when the value so far is a complete bare scalar (ends at end of input).
+    pub fn complete_at_eof(&self) -> bool {
+        self.started && self.scalar && !self.norm.in_string()
+    }
+
+    /// Feed `c`, appending its normalized form to `out` when it belongs to the value.
+    pub fn feed(&mut self, c: char, out: &mut String) -> Feed {
+        if !self.started {
+            if super::marker::is_space(c) {
+                return Feed::More;
+            }
+            self.started = true;
+            match c {
+                '{' | '[' => self.depth = 1,
+                '"' | '\'' => {}
+                '}' | ']' | ',' | ':' => return Feed::Invalid,
+                _ => self.scalar = true,
+            }
+            self.norm.push(c, out);
+            return Feed::More;
+        }
+        if self.norm.in_string() {
+            let closed = self.norm.push(c, out);
+            return if closed && self.depth == 0 { Feed::Done } else { Feed::More };
+        }
+        if self.scalar {
+            if super::marker::is_space(c) || matches!(c, ',' | '}' | ']' | ':') {
+                return Feed::EndedBefore;
+            }
+            self.norm.push(c, out);
+            return Feed::More;
+        }
+        match c {
+            '{' | '[' => {
+                self.depth += 1;
+                if self.depth > MAX_DEPTH {
+                    return Feed::Invalid;
+                }
+            }
+            '}' | ']' => {
+                self.depth = self.depth.saturating_sub(1);
+                self.norm.push(c, out);
+                return if self.depth == 0 { Feed::Done } else { Feed::More };
+            }
+            _ => {}
+        }
+        self.norm.push(c, out);
+        Feed::More
+    }
+}
+
+/// JSON-escape `s` without the surrounding quotes.
+pub fn escape_inner(s: &str, out: &mut String) {
+    let quoted = serde_json::Value::from(s).to_string();
+    out.push_str(quoted.get(1..quoted.len().saturating_sub(1)).unwrap_or(""));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan(text: &str) -> (String, Option<usize>) {
+        let mut v = JsonValue::default();
+        let mut out = String::new();
+        for (i, c) in text.char_indices() {
+            match v.feed(c, &mut out) {
+                Feed::More => {}
+                Feed::Done => return (out, Some(i + c.len_utf8())),
+                Feed::EndedBefore => return (out, Some(i)),
+                Feed::Invalid => return (out, None),
+            }
+        }
+        (out, None)
+    }
+
+    #[test]
+    fn finds_value_ends_and_normalizes_python() {
+        assert_eq!(scan(r#"{"a": "}", "b": [1, {"c": 2}]} tail"#).1, Some(30));
+        assert_eq!(scan("{'a': True, 'b': None, 'c': 'it\\'s \"x\"'}"), (r#"{"a": true, "b": null, "c": "it's \"x\""}"#.to_string(), Some(40)));
+        assert_eq!(scan("42, x"), ("42".to_string(), Some(2)));
+        assert_eq!(scan("Trueish"), ("trueish".to_string(), None));
+        assert_eq!(scan("}"), (String::new(), None));
+    }
+}

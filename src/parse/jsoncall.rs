@@ -1,0 +1,292 @@
+//! A JSON_NATIVE tool call object (`{"name": "f", "arguments": {...}, "id": "x"}` and its variants),
+//! read one character at a time.
+//!
+//! Accepts the layouts llama.cpp's `standard_json_tools` builds — flat keys in any order, a nested
+//! `"function": {...}` object, the function name as the key, id / generated-id fields, single-quoted
+//! (python dict) strings — and reports the name, id and argument text as soon as each is known.
+
+use super::config::ToolConfig;
+use super::json::{Feed, JsonValue};
+use super::marker::is_space;
+
+/// What a call has produced so far (shared with the tag-format call states).
+#[derive(Debug, Clone, Default)]
+pub struct CallData {
+    /// Index into the configured tools, once the name is known.
+    pub tool: Option<usize>,
+    pub name: String,
+    pub id: String,
+    /// Argument text not yet emitted.
+    pub args: String,
+    /// Whether any argument text was produced for this call.
+    pub args_seen: bool,
+    /// Whether the arguments value is complete.
+    pub args_complete: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Level {
+    Call,
+    Nested,
+    FunInner,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Name,
+    Id,
+    Args,
+    Nest,
+    FunInner,
+    Skip,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Phase {
+    #[default]
+    Open,
+    KeyOrEnd,
+    Key,
+    Colon,
+    ValueStart,
+    Str,
+    Num,
+    Value,
+    CommaOrEnd,
+}
+
+/// Outcome of one character.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallFeed {
+    More,
+    Done,
+    Invalid(&'static str),
+}
+
+/// Longest key or name/id string accepted.
+const MAX_FIELD: usize = 4096;
+
+/// Parse state of one JSON call object.
+#[derive(Debug, Clone, Default)]
+pub struct JsonCall {
+    levels: Vec<Level>,
+    phase: Phase,
+    target: Option<Target>,
+    quote: char,
+    escape: bool,
+    field: String,
+    value: JsonValue,
+    skipped: String,
+}
+
+impl JsonCall {
+    /// Whether nothing but whitespace has been read.
+    pub fn at_start(&self) -> bool {
+        self.phase == Phase::Open
+    }
+
+    /// Feed one character.
+    pub fn feed(&mut self, c: char, cfg: &ToolConfig, data: &mut CallData) -> CallFeed {
+        // Some phases end on a character that belongs to the next phase: loop to re-dispatch it.
+        loop {
+            match self.phase {
+                Phase::Open => {
+                    if is_space(c) {
+                        return CallFeed::More;
+                    }
+                    if c != '{' {
+                        return CallFeed::Invalid("a tool call object must start with '{'");
+                    }
+                    self.levels.push(Level::Call);
+                    self.phase = Phase::KeyOrEnd;
+                    return CallFeed::More;
+                }
+                Phase::KeyOrEnd => {
+                    return match c {
+                        _ if is_space(c) || c == ',' => CallFeed::More,
+                        '"' | '\'' => {
+                            self.quote = c;
+                            self.field.clear();
+                            self.phase = Phase::Key;
+                            CallFeed::More
+                        }
+                        '}' => self.close_level(data),
+                        _ => CallFeed::Invalid("expected a key in the tool call object"),
+                    };
+                }
+                Phase::Key | Phase::Str => return self.string_char(c, cfg, data),
+                Phase::Colon => {
+                    if is_space(c) {
+                        return CallFeed::More;
+                    }
+                    if c != ':' {
+                        return CallFeed::Invalid("expected ':' in the tool call object");
+                    }
+                    self.target = Some(self.target_for_key(cfg, data));
+                    self.phase = Phase::ValueStart;
+                    return CallFeed::More;
+                }
+                Phase::ValueStart => {
+                    if is_space(c) {
+                        return CallFeed::More;
+                    }
+                    let target = self.target.unwrap_or(Target::Skip);
+                    match (target, c) {
+                        (Target::Name | Target::Id, '"' | '\'') => {
+                            self.quote = c;
+                            self.field.clear();
+                            self.phase = Phase::Str;
+                            return CallFeed::More;
+                        }
+                        (Target::Id, '0'..='9' | '-') => {
+                            self.field.clear();
+                            self.field.push(c);
+                            self.phase = Phase::Num;
+                            return CallFeed::More;
+                        }
+                        (Target::Name, _) => return CallFeed::Invalid("the function name must be a string"),
+                        (Target::Nest, '{') => {
+                            self.levels.push(Level::Nested);
+                            self.phase = Phase::KeyOrEnd;
+                            return CallFeed::More;
+                        }
+                        (Target::FunInner, '{') => {
+                            self.levels.push(Level::FunInner);
+                            self.phase = Phase::KeyOrEnd;
+                            return CallFeed::More;
+                        }
+                        (Target::FunInner, _) => return CallFeed::Invalid("expected an object after the function name"),
+                        (Target::Nest | Target::Id, _) => self.target = Some(Target::Skip),
+                        _ => {}
+                    }
+                    self.value = JsonValue::default();
+                    self.phase = Phase::Value;
+                    // Re-dispatch `c` as the value's first character.
+                }
+                Phase::Num => {
+                    if c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-') {
+                        self.field.push(c);
+                        if self.field.len() > MAX_FIELD {
+                            return CallFeed::Invalid("call id too long");
+                        }
+                        return CallFeed::More;
+                    }
+                    data.id = std::mem::take(&mut self.field);
+                    self.phase = Phase::CommaOrEnd;
+                }
+                Phase::Value => {
+                    let is_args = self.target == Some(Target::Args);
+                    let sink = if is_args { &mut data.args } else { &mut self.skipped };
+                    let feed = self.value.feed(c, sink);
+                    if is_args {
+                        data.args_seen = true;
+                    } else {
+                        self.skipped.clear();
+                    }
+                    match feed {
+                        Feed::More => return CallFeed::More,
+                        Feed::Invalid => return CallFeed::Invalid("invalid JSON value in the tool call"),
+                        Feed::Done | Feed::EndedBefore => {
+                            if is_args {
+                                data.args_complete = true;
+                            }
+                            self.phase = Phase::CommaOrEnd;
+                            if feed == Feed::Done {
+                                return CallFeed::More;
+                            }
+                        }
+                    }
+                }
+                Phase::CommaOrEnd => {
+                    return match c {
+                        _ if is_space(c) => CallFeed::More,
+                        ',' => {
+                            self.phase = Phase::KeyOrEnd;
+                            CallFeed::More
+                        }
+                        '}' => self.close_level(data),
+                        _ => CallFeed::Invalid("expected ',' or '}' in the tool call object"),
+                    };
+                }
+            }
+        }
+    }
+
+    /// End of input: a trailing bare number (an id) is complete.
+    pub fn finish(&mut self, data: &mut CallData) {
+        if self.phase == Phase::Num {
+            data.id = std::mem::take(&mut self.field);
+            self.phase = Phase::CommaOrEnd;
+        }
+    }
+
+    fn string_char(&mut self, c: char, cfg: &ToolConfig, data: &mut CallData) -> CallFeed {
+        if self.escape {
+            self.escape = false;
+            self.field.push(c);
+        } else if c == '\\' {
+            self.escape = true;
+        } else if c == self.quote {
+            if self.phase == Phase::Key {
+                self.phase = Phase::Colon;
+                return CallFeed::More;
+            }
+            self.phase = Phase::CommaOrEnd;
+            let text = std::mem::take(&mut self.field);
+            if self.target == Some(Target::Name) {
+                match cfg.tool(&text) {
+                    Some(i) => {
+                        data.tool = Some(i);
+                        data.name = text;
+                    }
+                    None => return CallFeed::Invalid("call of an unknown function"),
+                }
+            } else {
+                data.id = text;
+            }
+            return CallFeed::More;
+        } else {
+            self.field.push(c);
+        }
+        if self.field.len() > MAX_FIELD {
+            return CallFeed::Invalid("key or name too long");
+        }
+        CallFeed::More
+    }
+
+    fn target_for_key(&self, cfg: &ToolConfig, data: &mut CallData) -> Target {
+        let layout = &cfg.json;
+        let key = self.field.as_str();
+        let level = self.levels.last().copied().unwrap_or(Level::Call);
+        if level == Level::Call && layout.fun_name_is_key && data.tool.is_none() {
+            if let Some(i) = cfg.tool(key) {
+                data.tool = Some(i);
+                data.name = key.to_string();
+                return if layout.args_direct { Target::Args } else { Target::FunInner };
+            }
+        }
+        if key == layout.args_key && !data.args_seen {
+            Target::Args
+        } else if layout.id_keys.iter().any(|k| k == key) {
+            Target::Id
+        } else if level != Level::FunInner && key == layout.name_key && data.tool.is_none() {
+            Target::Name
+        } else if level == Level::Call && (key == layout.nest_key || key == "function") {
+            Target::Nest
+        } else {
+            Target::Skip
+        }
+    }
+
+    fn close_level(&mut self, data: &mut CallData) -> CallFeed {
+        self.levels.pop();
+        if !self.levels.is_empty() {
+            self.phase = Phase::CommaOrEnd;
+            return CallFeed::More;
+        }
+        if data.tool.is_none() {
+            return CallFeed::Invalid("tool call object without a function name");
+        }
+        CallFeed::Done
+    }
+}

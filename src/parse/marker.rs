@@ -1,0 +1,122 @@
+//! Markers as the analysis reports them (`"\n</parameter>\n"`), matched by their non-blank core.
+//!
+//! Templates render markers with surrounding newlines that models do not always reproduce, so a
+//! marker matches on its trimmed core; its leading whitespace is stripped from the text before it
+//! when present (a tagged string value must not keep the `\n` of `"\n</parameter>"`), and its
+//! trailing whitespace is skipped after it when present.
+
+/// ASCII whitespace as C's `isspace` sees it (what llama.cpp trims).
+pub fn is_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c')
+}
+
+/// A marker split into leading whitespace, core and trailing whitespace.
+#[derive(Debug, Clone, Default)]
+pub struct Marker {
+    /// The marker exactly as analysed.
+    pub full: String,
+    /// Without surrounding whitespace; empty for an all-blank marker (which then matches nothing).
+    pub core: String,
+    /// Whitespace before the core.
+    pub lead: String,
+    /// Whitespace after the core.
+    pub trail: String,
+    /// `lead + core`, precomputed for holdback checks.
+    lead_core: String,
+}
+
+/// Result of expecting a marker at the start of a text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expect {
+    /// The marker (after optional whitespace) ends at this byte offset.
+    Matched(usize),
+    /// The text cannot start with the marker.
+    No,
+    /// The text is a proper prefix of whitespace + marker: wait for more.
+    NeedMore,
+}
+
+impl Marker {
+    /// Split `s` into lead / core / trail.
+    pub fn new(s: &str) -> Marker {
+        let core = s.trim_matches(is_space);
+        let lead_len = s.len() - s.trim_start_matches(is_space).len();
+        let (lead, trail) = if core.is_empty() {
+            (s.to_string(), String::new())
+        } else {
+            (s.get(..lead_len).unwrap_or("").to_string(), s.get(lead_len + core.len()..).unwrap_or("").to_string())
+        };
+        let lead_core = format!("{lead}{core}");
+        Marker { full: s.to_string(), core: core.to_string(), lead, trail, lead_core }
+    }
+
+    /// True when the marker has no core (absent or all whitespace).
+    pub fn is_empty(&self) -> bool {
+        self.core.is_empty()
+    }
+
+    /// Skip whitespace at the start of `text`, then match the core. At `eof` a partial match is `No`.
+    pub fn expect(&self, text: &str, eof: bool) -> Expect {
+        if self.core.is_empty() {
+            return Expect::No;
+        }
+        let rest = text.trim_start_matches(is_space);
+        let skipped = text.len() - rest.len();
+        if rest.starts_with(self.core.as_str()) {
+            Expect::Matched(skipped + self.core.len())
+        } else if !eof && self.core.starts_with(rest) {
+            Expect::NeedMore
+        } else {
+            Expect::No
+        }
+    }
+
+    /// First occurrence of the core in `text`: (start, end) where `start` also covers the marker's
+    /// leading whitespace when the text has it right before the core.
+    pub fn find(&self, text: &str) -> Option<(usize, usize)> {
+        let first = *self.core.as_bytes().first()?;
+        // Cheap rejection first: most streamed chunks contain no marker byte at all.
+        if !text.as_bytes().contains(&first) {
+            return None;
+        }
+        let p = text.find(self.core.as_str())?;
+        let before = text.get(..p).unwrap_or("");
+        let start = if !self.lead.is_empty() && before.ends_with(self.lead.as_str()) { p - self.lead.len() } else { p };
+        Some((start, p + self.core.len()))
+    }
+
+    /// How many trailing bytes of `text` could still be the start of this marker (its leading
+    /// whitespace included), so they must be held back.
+    pub fn holdback(&self, text: &str) -> usize {
+        let Some(&first) = self.lead_core.as_bytes().first().filter(|_| !self.core.is_empty()) else { return 0 };
+        let tail = text.as_bytes();
+        let window = tail.get(tail.len().saturating_sub(self.lead_core.len())..).unwrap_or(tail);
+        let core_first = self.core.as_bytes().first().copied().unwrap_or(first);
+        // Only a tail holding the marker's first byte can be a partial marker.
+        if !window.contains(&first) && !window.contains(&core_first) {
+            return 0;
+        }
+        let with_lead = if self.lead.is_empty() { 0 } else { super::scan::held_back_len(text, &[self.lead_core.as_str()]) };
+        with_lead.max(super::scan::held_back_len(text, &[self.core.as_str()]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marker_splits_and_matches_core() {
+        let m = Marker::new("\n</parameter>\n");
+        assert_eq!((m.lead.as_str(), m.core.as_str(), m.trail.as_str()), ("\n", "</parameter>", "\n"));
+        assert_eq!(m.find("abc\n</parameter>"), Some((3, 16)));
+        assert_eq!(m.find("abc</parameter>"), Some((3, 15)));
+        assert_eq!(m.holdback("abc\n"), 1);
+        assert_eq!(m.holdback("abc\n</par"), 6);
+        assert_eq!(m.expect("  </parameter>x", false), Expect::Matched(14));
+        assert_eq!(m.expect(" </para", false), Expect::NeedMore);
+        assert_eq!(m.expect(" </para", true), Expect::No);
+        assert_eq!(m.expect("x", false), Expect::No);
+        assert!(Marker::new("\n").is_empty());
+    }
+}

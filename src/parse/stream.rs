@@ -1,0 +1,129 @@
+//! The user-facing parsing API: [`StreamParser`] for streams, [`parse_output`] for whole texts.
+//!
+//! Both run the same state machine; a whole parse is `push(text)` + `finish()`.
+//!
+//! # Errors
+//! Streaming never fails: malformed output stays content and is reported by
+//! [`StreamParser::diagnostics`]. Only [`StreamParser::finish`] of a non-partial request fails, when
+//! the output ends inside a tool call; the error carries the call's byte offset in the output. After
+//! an error the parser is poisoned: later calls return a clone of it.
+
+use super::auto::AutoParser;
+use super::prompt::{generation_prompt, parser_prefill};
+use super::OutputParser;
+use crate::analysis::types::{Analysis, Handler};
+use crate::api::{Delta, Diagnostic, Message, RequestOptions};
+use crate::template::ChatTemplate;
+use crate::{Error, Result};
+
+
+/// Streaming parser of model output into an OpenAI-style message.
+pub struct StreamParser {
+    inner: Box<dyn OutputParser>,
+    message: Message,
+    is_partial: bool,
+    /// Deltas produced before the first push (from the generation-prompt prefill).
+    initial: Vec<Delta>,
+    failed: Option<Error>,
+    finished: bool,
+    /// Deltas of a `finish` that failed (already applied to `message`), until taken.
+    unreturned: Vec<Delta>,
+}
+
+impl std::fmt::Debug for StreamParser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamParser").field("message", &self.message).finish()
+    }
+}
+
+impl StreamParser {
+    /// A parser for a template described by `analysis`, whose prompt ended with `generation_prompt`
+    /// (see [`generation_prompt`]; for continued messages, including the prefill).
+    pub fn new(analysis: &Analysis, generation_prompt: &str, options: &RequestOptions) -> Result<StreamParser> {
+        let mut initial = Vec::new();
+        let inner: Box<dyn OutputParser> = if analysis.handler == Handler::Autoparser {
+            let prefill = parser_prefill(analysis, generation_prompt, options);
+            Box::new(AutoParser::new(analysis, options, &prefill))
+        } else {
+            // The dedicated parsers read the whole generation prompt (as llama.cpp parses prompt + output).
+            let mut p = crate::handlers::make_parser(analysis.handler, options, generation_prompt);
+            p.push(generation_prompt, &mut initial);
+            p
+        };
+        let mut message = Message::default();
+        for d in &initial {
+            message.apply(d);
+        }
+        Ok(StreamParser { inner, message, is_partial: options.is_partial, initial, failed: None, finished: false, unreturned: Vec::new() })
+    }
+
+    /// A parser whose generation prompt is rendered from `template` for the request in `options`.
+    pub fn from_template(template: &ChatTemplate, analysis: &Analysis, options: &RequestOptions) -> Result<StreamParser> {
+        let gp = generation_prompt(template, analysis, options)?;
+        Self::new(analysis, &gp, options)
+    }
+
+    /// Consume a chunk of model output; returns the deltas it completed.
+    pub fn push(&mut self, chunk: &str) -> Vec<Delta> {
+        let mut out = std::mem::take(&mut self.initial);
+        if self.failed.is_some() || self.finished {
+            return out;
+        }
+        let start = out.len();
+        self.inner.push(chunk, &mut out);
+        for d in out.get(start..).unwrap_or(&[]) {
+            self.message.apply(d);
+        }
+        out
+    }
+
+    /// End of output: flush what was held back. Fails only for a non-partial request whose output
+    /// ends inside a tool call (the deltas up to there were already applied to [`Self::message`]).
+    pub fn finish(&mut self) -> Result<Vec<Delta>> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        let mut out = std::mem::take(&mut self.initial);
+        if self.finished {
+            return Ok(out);
+        }
+        let start = out.len();
+        let r = self.inner.finish(self.is_partial, &mut out);
+        for d in out.get(start..).unwrap_or(&[]) {
+            self.message.apply(d);
+        }
+        self.finished = true;
+        match r {
+            Ok(()) => Ok(out),
+            Err(e) => {
+                self.failed = Some(e.clone());
+                self.unreturned = out;
+                Err(e)
+            }
+        }
+    }
+
+    /// The deltas produced by a [`Self::finish`] that returned an error (they come before the
+    /// error: the message already contains them). Empty once taken.
+    pub fn take_failed_deltas(&mut self) -> Vec<Delta> {
+        std::mem::take(&mut self.unreturned)
+    }
+
+    /// The message as parsed so far.
+    pub fn message(&self) -> &Message {
+        &self.message
+    }
+
+    /// Problems seen in the output so far.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        self.inner.diagnostics()
+    }
+}
+
+/// Parse a whole model output: `push(text)` then `finish()`.
+pub fn parse_output(analysis: &Analysis, generation_prompt: &str, text: &str, options: &RequestOptions) -> Result<Message> {
+    let mut p = StreamParser::new(analysis, generation_prompt, options)?;
+    p.push(text);
+    p.finish()?;
+    Ok(p.message)
+}

@@ -1,0 +1,271 @@
+//! `verify_template`: the template's own round-trip self-test.
+//!
+//! Render assistant messages (text, reasoning, one tool call, parallel calls, nested arguments) through
+//! the template, cut out what the model would have written, parse it back with the parser the analysis
+//! builds, and report per message whether the same message comes back.
+
+use crate::analysis::diff::{common_prefix_len, common_suffix_len};
+use crate::analysis::{Analysis, ReasoningMode, ToolFormat};
+use crate::api::{Message, RequestOptions, ToolCall};
+use crate::parse::{generation_prompt, StreamParser};
+use crate::template::ChatTemplate;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// Outcome of one round trip.
+#[derive(Debug, Clone, Serialize)]
+pub struct VerifyResult {
+    /// Fixture name (`text`, `reasoning`, `tool_call`, `parallel_tool_calls`, `nested_arguments`, …).
+    pub name: String,
+    /// The parsed message equals the rendered one.
+    pub ok: bool,
+    /// The model-output text the template rendered for the message.
+    pub output: String,
+    /// The assistant message that was rendered.
+    pub expected: Message,
+    /// What the parser made of `output`.
+    pub actual: Message,
+    /// Why it failed, when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Set when the template does not render the message faithfully (e.g. it drops the reasoning of
+    /// history turns), so there is nothing to read back; such results count as passed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+}
+
+/// All round trips of a template.
+#[derive(Debug, Clone, Serialize)]
+pub struct VerifyReport {
+    /// Every applicable fixture round-tripped.
+    pub ok: bool,
+    /// One entry per fixture the template supports.
+    pub results: Vec<VerifyResult>,
+}
+
+fn tools() -> Vec<Value> {
+    vec![
+        json!({ "type": "function", "function": { "name": "get_weather", "description": "Current weather for a city",
+            "parameters": { "type": "object", "properties": {
+                "location": { "type": "string", "description": "City name" },
+                "unit": { "type": "string", "description": "Temperature unit", "enum": ["celsius", "fahrenheit"] } },
+            "required": ["location"], "additionalProperties": false } } }),
+        json!({ "type": "function", "function": { "name": "create_event", "description": "Create a calendar event",
+            "parameters": { "type": "object", "properties": {
+                "title": { "type": "string", "description": "Event title" },
+                "attendees": { "type": "array", "description": "Who attends", "items": { "type": "string" } },
+                "options": { "type": "object", "description": "Reminder settings",
+                    "properties": { "remind": { "type": "boolean", "description": "Send a reminder" },
+                        "minutes": { "type": "integer", "description": "Minutes before" } },
+                    "additionalProperties": false } },
+            "required": ["title"], "additionalProperties": false } } }),
+    ]
+}
+
+fn call(id: &str, name: &str, args: Value) -> ToolCall {
+    ToolCall::new(id, name, args.to_string())
+}
+
+fn msg(content: &str, reasoning: &str, calls: Vec<ToolCall>) -> Message {
+    Message { content: content.into(), reasoning_content: reasoning.into(), tool_calls: calls, ..Default::default() }
+}
+
+/// The fixtures that apply to what the analysis found.
+fn fixtures(a: &Analysis) -> Vec<(&'static str, Message)> {
+    let mut f = vec![("text", msg("The capital of France is Paris.", "", vec![]))];
+    let reasons = a.reasoning.mode != ReasoningMode::None;
+    if reasons {
+        f.push(("reasoning", msg("It is 4.", "The user asks for 2+2. That is 4.", vec![])));
+    }
+    if a.tools.format.mode != ToolFormat::None || a.handler != crate::analysis::Handler::Autoparser {
+        let weather = || call("call00001", "get_weather", json!({ "location": "Paris", "unit": "celsius" }));
+        f.push(("tool_call", msg("", "", vec![weather()])));
+        if a.caps.supports_parallel_tool_calls {
+            f.push((
+                "parallel_tool_calls",
+                msg("", "", vec![weather(), call("call00002", "get_weather", json!({ "location": "Tokyo" }))]),
+            ));
+        }
+        f.push((
+            "nested_arguments",
+            msg("", "", vec![call("call00003", "create_event", json!({ "title": "Standup", "attendees": ["ana", "bo"],
+                "options": { "remind": true, "minutes": 10 } }))]),
+        ));
+        if reasons {
+            f.push(("reasoning_tool_call", msg("", "I should check the weather.", vec![weather()])));
+        }
+    }
+    f
+}
+
+/// The message as a template input (arguments as objects when the template takes them).
+fn as_input(m: &Message, object_args: bool) -> Value {
+    let calls: Vec<Value> = m
+        .tool_calls
+        .iter()
+        .map(|c| {
+            let args = if object_args {
+                serde_json::from_str(&c.function.arguments).unwrap_or(Value::Null)
+            } else {
+                Value::String(c.function.arguments.clone())
+            };
+            json!({ "id": c.id, "type": "function", "function": { "name": c.function.name, "arguments": args } })
+        })
+        .collect();
+    let mut v = json!({ "role": "assistant", "content": m.content });
+    if !m.reasoning_content.is_empty() {
+        v["reasoning_content"] = m.reasoning_content.clone().into();
+    }
+    if !calls.is_empty() {
+        v["tool_calls"] = Value::Array(calls);
+    }
+    v
+}
+
+fn normalized_args(s: &str) -> Value {
+    serde_json::from_str(s).unwrap_or(Value::Null)
+}
+
+/// Same message up to surrounding whitespace and JSON formatting of arguments (ids may be dropped by
+/// templates that do not render them, so they are not compared).
+fn mismatch(expected: &Message, actual: &Message) -> Option<String> {
+    if expected.content.trim() != actual.content.trim() {
+        return Some(format!("content {:?} != {:?}", actual.content, expected.content));
+    }
+    if expected.reasoning_content.trim() != actual.reasoning_content.trim() {
+        return Some(format!("reasoning {:?} != {:?}", actual.reasoning_content, expected.reasoning_content));
+    }
+    if expected.tool_calls.len() != actual.tool_calls.len() {
+        return Some(format!("{} tool calls, expected {}", actual.tool_calls.len(), expected.tool_calls.len()));
+    }
+    for (e, a) in expected.tool_calls.iter().zip(&actual.tool_calls) {
+        if e.function.name != a.function.name {
+            return Some(format!("tool name {:?} != {:?}", a.function.name, e.function.name));
+        }
+        if normalized_args(&e.function.arguments) != normalized_args(&a.function.arguments) {
+            return Some(format!("arguments {} != {}", a.function.arguments, e.function.arguments));
+        }
+    }
+    None
+}
+
+/// Move a cut at byte `k` of `text` back to the start of a `<…>` / `[…]` marker it would split.
+fn marker_safe_cut(text: &str, mut k: usize) -> usize {
+    let head = text.get(..k).unwrap_or("");
+    for (open, close) in [('<', '>'), ('[', ']')] {
+        if let Some(p) = head.rfind(open) {
+            if !head[p..].contains(close) {
+                k = k.min(p);
+            }
+        }
+    }
+    k
+}
+
+/// Move a cut at byte `k` of `text` forward past a `<…>` / `[…]` marker it would split.
+fn marker_safe_start(text: &str, k: usize) -> usize {
+    let tail = text.get(k..).unwrap_or("");
+    for (open, close) in [('<', '>'), ('[', ']')] {
+        if let Some(c) = tail.find(close) {
+            if !tail[..c].contains(open) {
+                return k + c + 1;
+            }
+        }
+    }
+    k
+}
+
+/// The texts of a message that a faithful render must contain.
+fn missing_from(rendered: &str, m: &Message) -> Option<&'static str> {
+    if !m.reasoning_content.is_empty() && !rendered.contains(m.reasoning_content.as_str()) {
+        return Some("the template does not render this turn's reasoning");
+    }
+    if !m.content.is_empty() && !rendered.contains(m.content.as_str()) {
+        return Some("the template does not render this turn's content");
+    }
+    if m.tool_calls.iter().any(|c| !rendered.contains(c.function.name.as_str())) {
+        return Some("the template does not render this turn's tool calls");
+    }
+    None
+}
+
+/// Render each fixture and parse it back. Never fails as a whole: problems are per result.
+pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
+    let a = t.analysis();
+    let object_args = t.caps().supports_object_arguments || !t.caps().supports_tool_calls;
+    let user = json!({ "role": "user", "content": "Please help me." });
+    let render = |messages: Vec<Value>, gen: bool| {
+        t.render_lenient(&json!({ "messages": messages, "tools": tools(), "add_generation_prompt": gen, "enable_thinking": true }))
+            .map(|(s, _)| s)
+    };
+    // What follows every assistant turn (end-of-turn markers): the common suffix of two text replies.
+    let turn_end = match (
+        render(vec![user.clone(), json!({ "role": "assistant", "content": "AAAA" })], false),
+        render(vec![user.clone(), json!({ "role": "assistant", "content": "BBBB" })], false),
+    ) {
+        (Ok(x), Ok(y)) => x.get(x.len() - common_suffix_len(&x, &y)..).unwrap_or("").to_string(),
+        _ => String::new(),
+    };
+    // The conversation before the assistant turn, without the generation prompt.
+    let before = render(vec![user.clone()], false);
+    let mut results = Vec::new();
+    for (name, expected) in fixtures(a) {
+        let options = RequestOptions {
+            tools: tools(),
+            messages: vec![user.clone()],
+            parallel_tool_calls: true,
+            is_partial: false,
+            ..Default::default()
+        };
+        let outcome = (|| -> Result<(String, Message, Option<&'static str>), String> {
+            let before = before.as_ref().map_err(|e| format!("render: {e}"))?;
+            let full = render(vec![user.clone(), as_input(&expected, object_args)], false).map_err(|e| format!("render: {e}"))?;
+            // (Only `<…>` here: some templates' role headers contain unbalanced brackets, e.g. `]~b]ai`.)
+            let k0 = common_prefix_len(before, &full);
+            let turn_start = match full.get(..k0).unwrap_or("").rfind('<') {
+                Some(p) if !full[p..k0].contains('>') => p,
+                _ => k0,
+            };
+            let mut turn = full.get(turn_start..).unwrap_or("").to_string();
+            if let Some(why) = missing_from(&turn, &expected) {
+                return Ok((turn, Message::default(), Some(why)));
+            }
+            // Drop what the template appends after the model's text: the part of the end-of-turn suffix
+            // this turn ends with (tool-call turns may close differently from text turns).
+            let tail = common_suffix_len(&turn, &turn_end);
+            let cut = marker_safe_start(&turn, turn.len() - tail);
+            turn.truncate(cut);
+            // The model continues the generation prompt as far as the rendered turn agrees with it (a
+            // prompt that opens `<think>` while history turns drop reasoning agrees only up to there),
+            // never cutting a marker in half.
+            let full_gp = generation_prompt(t, a, &options).map_err(|e| e.to_string())?;
+            let k = marker_safe_cut(&turn, common_prefix_len(&full_gp, &turn));
+            let gp = full_gp.get(..k).unwrap_or("").to_string();
+            let output = turn.get(k..).unwrap_or("").to_string();
+            let mut p = StreamParser::new(a, &gp, &options).map_err(|e| e.to_string())?;
+            p.push(&output);
+            p.finish().map_err(|e| format!("parse: {e}"))?;
+            Ok((output, p.message().clone(), None))
+        })();
+        let result = match outcome {
+            Ok((output, actual, Some(why))) => {
+                VerifyResult { name: name.into(), ok: true, output, expected, actual, error: None, skipped: Some(why.into()) }
+            }
+            Ok((output, actual, None)) => {
+                let error = mismatch(&expected, &actual);
+                VerifyResult { name: name.into(), ok: error.is_none(), output, expected, actual, error, skipped: None }
+            }
+            Err(e) => VerifyResult {
+                name: name.into(),
+                ok: false,
+                output: String::new(),
+                expected,
+                actual: Message::default(),
+                error: Some(e),
+                skipped: None,
+            },
+        };
+        results.push(result);
+    }
+    VerifyReport { ok: results.iter().all(|r| r.ok), results }
+}

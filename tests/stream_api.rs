@@ -1,0 +1,149 @@
+//! The streaming API's contract: delta shapes, diagnostics, partial vs final, poisoning.
+
+mod common;
+#[path = "parse_support/mod.rs"]
+mod parse_support;
+
+use chat_autoparser::api::{Delta, RequestOptions};
+use chat_autoparser::parse::{parse_output, StreamParser};
+use chat_autoparser::ErrorKind;
+use parse_support::analyses;
+use serde_json::json;
+
+fn tools() -> Vec<serde_json::Value> {
+    vec![json!({"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object",
+        "properties": {"location": {"type": "string"}, "days": {"type": "integer"}}}}})]
+}
+
+fn feed(p: &mut StreamParser, text: &str) -> Vec<Delta> {
+    text.chars().flat_map(|c| p.push(&c.to_string())).collect()
+}
+
+#[test]
+fn first_tool_delta_carries_id_and_complete_name() {
+    let a = &analyses()["Mistral-Small-3.2-24B-Instruct-2506.jinja"];
+    let options = RequestOptions { tools: tools(), ..RequestOptions::default() };
+    let mut p = StreamParser::new(a, "", &options).unwrap();
+    let mut d = feed(&mut p, r#"Sure.[TOOL_CALLS]get_weather[CALL_ID]abc123[ARGS]{"location": "Paris"}"#);
+    d.extend(p.finish().unwrap());
+    let first_call = d.iter().find(|d| matches!(d, Delta::ToolCall { .. })).unwrap();
+    assert_eq!(
+        first_call,
+        &Delta::ToolCall { index: 0, id: Some("abc123".into()), name: Some("get_weather".into()), arguments: None }
+    );
+    // Argument text streamed in pieces, concatenating to the JSON the model wrote.
+    let args: String = d.iter().filter_map(|d| match d { Delta::ToolCall { arguments: Some(a), .. } => Some(a.as_str()), _ => None }).collect();
+    assert_eq!(args, r#"{"location": "Paris"}"#);
+    assert!(d.iter().filter(|d| matches!(d, Delta::ToolCall { arguments: Some(_), .. })).count() > 5);
+    assert_eq!(p.message().content, "Sure.");
+}
+
+#[test]
+fn tagged_arguments_become_json_progressively() {
+    let a = &analyses()["Qwen3-Coder.jinja"];
+    let options = RequestOptions { tools: tools(), ..RequestOptions::default() };
+    let mut p = StreamParser::new(a, "", &options).unwrap();
+    let text = "<tool_call>\n<function=get_weather>\n<parameter=location>\nNew \"York\"\n</parameter>\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>";
+    let mut seen = Vec::new();
+    for c in text.chars() {
+        p.push(&c.to_string());
+        if let Some(call) = p.message().tool_calls.first() {
+            seen.push(call.function.arguments.clone());
+        }
+    }
+    p.finish().unwrap();
+    let args = &p.message().tool_calls[0].function.arguments;
+    assert_eq!(serde_json::from_str::<serde_json::Value>(args).unwrap(), json!({"location": "New \"York\"", "days": 3}));
+    // The string value streamed before its closing tag arrived.
+    assert!(seen.iter().any(|s| s == r#"{"location":"New \"Yo"#), "{seen:?}");
+}
+
+#[test]
+fn json_id_after_arguments_arrives_in_a_later_delta() {
+    let a = &analyses()["mistralai-Mistral-Nemo-Instruct-2407.jinja"];
+    let options = RequestOptions { tools: tools(), ..RequestOptions::default() };
+    let m = parse_output(a, "", r#"[TOOL_CALLS][{"name": "get_weather", "arguments": {"days": 2}, "id": "123456789"}]"#, &options).unwrap();
+    assert_eq!(m.tool_calls[0].id, "123456789");
+    assert_eq!(m.tool_calls[0].function.arguments, r#"{"days": 2}"#);
+}
+
+#[test]
+fn malformed_calls_stay_content_with_a_diagnostic() {
+    let a = &analyses()["NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja"];
+    let options = RequestOptions { tools: tools(), ..RequestOptions::default() };
+    let mut p = StreamParser::new(a, "", &options).unwrap();
+    let text = "A <tool_call>\n{\"name\": \"nope\", \"arguments\": {}}</tool_call> B";
+    feed(&mut p, text);
+    p.finish().unwrap();
+    assert_eq!(p.message().content, "A <tool_call>\n{\"name\": \"nope\", \"arguments\": {}}</tool_call> B");
+    assert!(p.message().tool_calls.is_empty());
+    assert_eq!(p.diagnostics().len(), 1);
+    assert_eq!(p.diagnostics()[0].offset, 28, "{:?}", p.diagnostics());
+}
+
+#[test]
+fn truncated_call_errors_only_when_final_and_poisons() {
+    let a = &analyses()["NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja"];
+    let text = "Hi\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"days\": ";
+    let partial = RequestOptions { tools: tools(), is_partial: true, ..RequestOptions::default() };
+    let m = parse_output(a, "", text, &partial).unwrap();
+    assert_eq!(m.tool_calls[0].function.name, "get_weather");
+    let final_ = RequestOptions { tools: tools(), ..RequestOptions::default() };
+    let mut p = StreamParser::new(a, "", &final_).unwrap();
+    p.push(text);
+    let e = p.finish().unwrap_err();
+    assert_eq!((e.kind(), e.offset()), (ErrorKind::Parse, Some(3)));
+    assert_eq!(p.finish().unwrap_err(), e);
+    assert!(p.push("more").is_empty());
+    assert_eq!(p.message().tool_calls.len(), 1);
+}
+
+#[test]
+fn reasoning_format_none_keeps_markers_in_content() {
+    let a = &analyses()["Qwen3.5-4B.jinja"];
+    let gp = "<|im_start|>assistant\n<think>\n";
+    let none = RequestOptions { reasoning_format: chat_autoparser::api::ReasoningFormat::None, ..RequestOptions::default() };
+    let m = parse_output(a, gp, "hmm\n</think>\n\nHi", &none).unwrap();
+    assert_eq!((m.content.as_str(), m.reasoning_content.as_str()), ("<think>\nhmm\n</think>\n\nHi", ""));
+    let m = parse_output(a, gp, "hmm\n</think>\n\nHi", &RequestOptions::default()).unwrap();
+    assert_eq!((m.content.as_str(), m.reasoning_content.as_str()), ("Hi", "hmm"));
+}
+
+/// A synthetic TAG_WITH_JSON layout with the call id at `pos`.
+fn id_layout(pos: &str, prefix: &str, suffix: &str, name_suffix: &str) -> chat_autoparser::analysis::types::Analysis {
+    let mut a = chat_autoparser::analysis::types::Analysis::default();
+    a.tools.format.mode = chat_autoparser::analysis::types::ToolFormat::TagWithJson;
+    a.tools.format.per_call_start = "<call>".into();
+    a.tools.format.per_call_end = "</call>".into();
+    a.tools.function.name_suffix = name_suffix.into();
+    a.tools.call_id.pos = serde_json::from_value(json!(pos)).unwrap();
+    a.tools.call_id.prefix = prefix.into();
+    a.tools.call_id.suffix = suffix.into();
+    a
+}
+
+#[test]
+fn call_ids_in_all_three_positions() {
+    let options = RequestOptions { tools: tools(), ..RequestOptions::default() };
+    let cases = [
+        (id_layout("PRE_FUNC_NAME", "id=", ";", "[ARGS]"), r#"<call>id=c1;get_weather[ARGS]{"days": 1}</call>"#),
+        (id_layout("BETWEEN_FUNC_AND_ARGS", "[ID]", "[ARGS]", ""), r#"<call>get_weather[ID]c1[ARGS]{"days": 1}</call>"#),
+        (id_layout("POST_ARGS", "[ID]", "", "[ARGS]"), r#"<call>get_weather[ARGS]{"days": 1}[ID]c1</call>"#),
+    ];
+    for (a, text) in cases {
+        let m = parse_output(&a, "", text, &options).unwrap();
+        assert_eq!(m.tool_calls.len(), 1, "{text}");
+        let c = &m.tool_calls[0];
+        assert_eq!((c.id.as_str(), c.function.name.as_str(), c.function.arguments.as_str()), ("c1", "get_weather", r#"{"days": 1}"#), "{text}");
+        assert!(m.content.is_empty(), "{text}: {:?}", m.content);
+    }
+}
+
+#[test]
+fn python_dict_arguments_are_normalized() {
+    let a = &analyses()["NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja"];
+    let options = RequestOptions { tools: tools(), ..RequestOptions::default() };
+    let m = parse_output(a, "", "<tool_call>\n{'name': 'get_weather', 'arguments': {'location': 'it\\'s \"x\"', 'ok': True}}</tool_call>", &options).unwrap();
+    let args: serde_json::Value = serde_json::from_str(&m.tool_calls[0].function.arguments).unwrap();
+    assert_eq!(args, json!({"location": "it's \"x\"", "ok": true}));
+}

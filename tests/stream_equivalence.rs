@@ -1,0 +1,194 @@
+//! Chunk invariance: any split of a case's output into chunks gives exactly the whole-text result,
+//! the deltas rebuild the message, and every truncation streams without panicking.
+
+mod common;
+#[path = "case_support/mod.rs"]
+mod case_support;
+
+use chat_autoparser::analysis::types::Analysis;
+use chat_autoparser::api::{Delta, Message, RequestOptions};
+use chat_autoparser::parse::StreamParser;
+use case_support::{analyses, options_of};
+
+/// Small deterministic PRNG (xorshift64*), seeded per case.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+}
+
+/// Split `text` at the given char-boundary cut points.
+fn chunks<'a>(text: &'a str, cuts: &[usize]) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let mut prev = 0;
+    for &c in cuts {
+        if c > prev && c < text.len() && text.is_char_boundary(c) {
+            out.push(&text[prev..c]);
+            prev = c;
+        }
+    }
+    out.push(&text[prev..]);
+    out
+}
+
+type Outcome = (Message, Option<String>, Vec<Delta>);
+
+fn stream(analysis: &Analysis, gp: &str, options: &RequestOptions, parts: &[&str]) -> Outcome {
+    let mut p = StreamParser::new(analysis, gp, options).expect("parser builds");
+    let mut deltas = Vec::new();
+    for part in parts {
+        deltas.extend(p.push(part));
+    }
+    let err = match p.finish() {
+        Ok(d) => {
+            deltas.extend(d);
+            None
+        }
+        Err(e) => {
+            deltas.extend(p.take_failed_deltas());
+            Some(e.to_string())
+        }
+    };
+    (p.message().clone(), err, deltas)
+}
+
+const DEDICATED: [&str; 3] = ["GPT-OSS", "Functionary v3.2", "Ministral/Magistral Large 3"];
+
+#[test]
+fn random_splits_match_whole_text() {
+    let analyses = analyses();
+    let (mut cases, mut runs) = (0, 0);
+    for case in common::load_jsonl("cases.jsonl") {
+        if DEDICATED.iter().any(|d| case["handler"] == *d) {
+            continue;
+        }
+        let Some(analysis) = analyses.get(case["template"].as_str().unwrap_or("")) else { continue };
+        let options = options_of(&case);
+        let gp = case["prompt_side"]["generation_prompt"].as_str().unwrap_or("");
+        let input = case["input"].as_str().unwrap_or("");
+        let whole = stream(analysis, gp, &options, &[input]);
+        assert_eq!(Message::from_deltas(&whole.2), whole.0, "case #{}: deltas do not rebuild the message", case["id"]);
+        let one_char: Vec<usize> = input.char_indices().map(|(i, _)| i).collect();
+        let mut splits = vec![one_char];
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ case["id"].as_u64().unwrap_or(0));
+        for _ in 0..20 {
+            let n = (rng.next() % 8) as usize;
+            let mut cuts: Vec<usize> = (0..n).map(|_| (rng.next() as usize) % (input.len() + 1)).collect();
+            cuts.sort_unstable();
+            splits.push(cuts);
+        }
+        for cuts in &splits {
+            let got = stream(analysis, gp, &options, &chunks(input, cuts));
+            assert_eq!((&got.0, &got.1), (&whole.0, &whole.1), "case #{} split at {cuts:?}", case["id"]);
+            assert_eq!(Message::from_deltas(&got.2), got.0, "case #{}: streamed deltas do not rebuild", case["id"]);
+            runs += 1;
+        }
+        cases += 1;
+    }
+    println!("stream equivalence: {cases} cases, {runs} chunkings, all identical to the whole-text parse");
+    assert!(cases >= 290, "only {cases} cases ran");
+}
+
+#[test]
+fn every_truncation_streams_without_panic() {
+    let analyses = analyses();
+    let mut runs = 0;
+    for case in common::load_jsonl("cases.jsonl") {
+        let Some(analysis) = analyses.get(case["template"].as_str().unwrap_or("")) else { continue };
+        let mut options = options_of(&case);
+        let gp = case["prompt_side"]["generation_prompt"].as_str().unwrap_or("");
+        let input = case["input"].as_str().unwrap_or("");
+        for (end, _) in input.char_indices() {
+            for partial in [true, false] {
+                options.is_partial = partial;
+                let got = stream(analysis, gp, &options, &chunks(&input[..end], &[end / 2]));
+                assert_eq!(Message::from_deltas(&got.2), got.0);
+                runs += 1;
+            }
+        }
+    }
+    println!("truncations: {runs} streams, no panic");
+    assert!(runs > 10_000);
+}
+
+#[test]
+fn marker_split_across_chunks_and_eos_inside_marker() {
+    let analyses = analyses();
+    let a = &analyses["Qwen3-Coder.jinja"];
+    let tools: Vec<serde_json::Value> = serde_json::from_str(
+        r#"[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"x":{"type":"integer"},"s":{"type":"string"}}}}}]"#,
+    )
+    .unwrap();
+    let options = RequestOptions { tools, ..RequestOptions::default() };
+    let text = "Hi <tool_call>\n<function=f>\n<parameter=x>\n5\n</parameter>\n<parameter=s>\na \"q\"\n</parameter>\n</function>\n</tool_call>";
+    let whole = stream(a, "", &options, &[text]);
+    assert_eq!(whole.0.content.trim(), "Hi");
+    assert_eq!(whole.0.tool_calls.len(), 1);
+    let args: serde_json::Value = serde_json::from_str(&whole.0.tool_calls[0].function.arguments).unwrap();
+    assert_eq!(args, serde_json::json!({"x": 5, "s": "a \"q\""}));
+    // Split inside `<tool_call>`: nothing of the marker leaks into content.
+    let first = {
+        let mut p = StreamParser::new(a, "", &options).unwrap();
+        p.push("Hi <tool_")
+    };
+    assert_eq!(first, vec![Delta::Content("Hi ".into())]);
+    // EOS inside a marker: the held-back text is content at the end.
+    let eos = stream(a, "", &options, &["Hi <tool_"]);
+    assert_eq!(eos.0.content, "Hi <tool_");
+    // EOS inside a call: an error naming the call's offset, deltas first.
+    let cut = stream(a, "", &options, &["Hi <tool_call>\n<function=f>\n<parameter=x>\n5"]);
+    assert_eq!(cut.0.tool_calls.len(), 1);
+    assert!(cut.1.is_some_and(|e| e.contains("at byte 3")));
+}
+
+
+/// Random texts assembled from each template's own markers (plus JSON and tagged-argument
+/// fragments): whole, one char at a time and randomly split must agree, and nothing panics.
+#[test]
+fn marker_soup_is_chunk_invariant() {
+    let tools: Vec<serde_json::Value> = serde_json::from_str(
+        r#"[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"x":{"type":"integer"},"s":{"type":"string"}}}}},
+            {"type":"function","function":{"name":"f_long","parameters":{"type":"object","properties":{}}}}]"#,
+    )
+    .unwrap();
+    let mut runs = 0;
+    for (name, analysis) in analyses() {
+        let t = &analysis.tools;
+        let mut alphabet: Vec<String> = [
+            &analysis.reasoning.start, &analysis.reasoning.end, &analysis.content.start, &analysis.content.end,
+            &t.format.section_start, &t.format.section_end, &t.format.per_call_start, &t.format.per_call_end,
+            &t.function.name_prefix, &t.function.name_suffix, &t.function.close, &t.arguments.name_prefix,
+            &t.arguments.name_suffix, &t.arguments.value_prefix, &t.arguments.value_suffix, &t.call_id.prefix, &t.call_id.suffix,
+        ]
+        .into_iter()
+        .filter(|m| !m.is_empty())
+        .cloned()
+        .collect();
+        for s in ["f", "f_long", "x", "s", "{", "}", "[", "]", "\"", "'", ":", ",", "1", " ", "\n", "é", "True", "\\", "name", "arguments", "<", "hi"] {
+            alphabet.push(s.to_string());
+        }
+        let mut rng = Rng(0xE703_7ED1_A0B4_28DB ^ name.len() as u64);
+        for _ in 0..200 {
+            let len = 1 + (rng.next() % 24) as usize;
+            let text: String = (0..len).map(|_| alphabet[(rng.next() as usize) % alphabet.len()].as_str()).collect();
+            let partial = rng.next() % 4 == 0;
+            let options = RequestOptions { tools: tools.clone(), is_partial: partial, ..RequestOptions::default() };
+            let whole = stream(&analysis, "", &options, &[&text]);
+            let one_char: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+            let mut cuts: Vec<usize> = (0..4).map(|_| (rng.next() as usize) % (text.len() + 1)).collect();
+            cuts.sort_unstable();
+            for c in [one_char, cuts] {
+                let got = stream(&analysis, "", &options, &chunks(&text, &c));
+                assert_eq!((&got.0, &got.1), (&whole.0, &whole.1), "{name}: {text:?} split at {c:?}");
+                assert_eq!(Message::from_deltas(&got.2), got.0, "{name}: {text:?} deltas");
+                runs += 1;
+            }
+        }
+    }
+    println!("marker soup: {runs} streams agree with their whole-text parse");
+    assert!(runs > 10_000);
+}
