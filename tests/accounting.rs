@@ -7,6 +7,9 @@ mod fuzz_support;
 
 use fuzz_support::*;
 
+const HARMONY_KNOWN: usize = 14;
+const AUTO_KNOWN: usize = 11;
+
 struct Tally {
     checked: usize,
     complete: usize,
@@ -65,14 +68,18 @@ fn mutated_outputs_are_fully_accounted() {
     let subjects = case_subjects(&mut Templates::default());
     let t = tally(&subjects, 12, 50_000);
     print("accounting (mutated cases)", &t);
-    // Known (reported to the handlers' owner): the harmony handler drops header text it does not
-    // understand without a diagnostic — a role other than `assistant` (`<|start|>assista>nt`), a
-    // header without `<|channel|>` (`<|c}hannel|>analysis`), header words other than `to=` and
-    // `<|constrain|>` (`analysis functions.f<|message|>`). Everything else must be accounted for.
-    let (harmony, other): (Vec<_>, Vec<_>) = t.silent.iter().partition(|s| s.contains("gpt-oss-120b.jinja) handler"));
-    assert!(other.is_empty(), "{other:#?}");
-    assert!(harmony.len() <= 19, "{harmony:#?}");
-    assert!(t.complete >= 4706, "{}", t.complete);
+    // Known, reported to the owners:
+    // - the harmony handler drops header text it does not understand without a diagnostic — a role
+    //   other than `assistant` (`<|start|>assista>nt`), a header without `<|channel|>`
+    //   (`<|c}hannel|>analysis`), header words other than `to=` and `<|constrain|>`;
+    // - the AutoParser reads a JSON call object with a mangled `"arguments"` key (`"argument{s"`,
+    //   `""`) as a call with empty arguments, dropping that member (the generic parser keeps such
+    //   an object as content with a diagnostic).
+    let harmony = t.silent.iter().filter(|s| s.contains("gpt-oss-120b.jinja) handler")).count();
+    let auto = t.silent.iter().filter(|s| s.split(':').next().is_some_and(|l| l.ends_with(" auto"))).count();
+    assert_eq!(harmony + auto, t.silent.len(), "unexpected silent losses: {:#?}", t.silent);
+    assert!(harmony <= HARMONY_KNOWN && auto <= AUTO_KNOWN, "harmony {harmony}, auto {auto}");
+    assert!(t.complete >= 8564, "{}", t.complete);
 }
 
 #[test]

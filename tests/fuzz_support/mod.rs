@@ -9,12 +9,14 @@ pub mod common;
 #[path = "../parse_support/mod.rs"]
 pub mod parse_support;
 
-use chat_autoparser::analysis::Handler;
+use chat_autoparser::analysis::{Analysis, Handler};
 use chat_autoparser::api::{Message, ReasoningFormat, RequestOptions};
 use chat_autoparser::handlers::{detect_handler, make_parser};
+use chat_autoparser::parse::auto::AutoParser;
+use chat_autoparser::parse::prompt::parser_prefill;
 use chat_autoparser::parse::OutputParser;
 use chat_autoparser::{ChatTemplate, RenderOptions};
-pub use parse_support::{coalesce, random_chunks, run_chunks, Rng, Run};
+pub use parse_support::{random_chunks, run_chunks, Rng, Run};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
@@ -58,19 +60,21 @@ const ODD_CHARS: &[char] = &['é', '😀', '\0', '\u{FFFD}', '\\', '"', '\n', '<
 /// Markers and handler of a template, from its analysis (cached: analysis renders dozens of times).
 #[derive(Default)]
 pub struct Templates {
-    cache: HashMap<String, (Handler, Rc<Vec<String>>)>,
+    cache: HashMap<String, (Handler, Rc<Vec<String>>, Option<Rc<Analysis>>)>,
 }
 
 impl Templates {
-    pub fn get(&mut self, name: &str) -> (Handler, Rc<Vec<String>>) {
+    pub fn get(&mut self, name: &str) -> (Handler, Rc<Vec<String>>, Option<Rc<Analysis>>) {
         if let Some(v) = self.cache.get(name) {
             return v.clone();
         }
         let source = common::template_source(name);
         let handler = detect_handler(&source);
         let mut markers: Vec<String> = Vec::new();
+        let mut analysis = None;
         if let Ok(t) = ChatTemplate::new(&source, RenderOptions::default()) {
             let a = t.analysis();
+            analysis = Some(Rc::new(a.clone()));
             markers.extend(a.preserved_tokens.iter().cloned());
             // preserved_tokens is the union of the format markers; add the role markers and the
             // JSON field names the format reads.
@@ -88,7 +92,7 @@ impl Templates {
         markers.extend(vocab.iter().chain(GENERIC_VOCAB).map(|s| s.to_string()));
         let mut seen = std::collections::HashSet::new();
         markers.retain(|m| !m.trim().is_empty() && seen.insert(m.clone()));
-        let v = (handler, Rc::new(markers));
+        let v = (handler, Rc::new(markers), analysis);
         self.cache.insert(name.to_string(), v.clone());
         v
     }
@@ -107,17 +111,34 @@ pub fn case_options(c: &serde_json::Value) -> RequestOptions {
     }
 }
 
-/// The parsers that read a template's output: its dedicated handler if it has one, and always the
-/// template-free generic parser (it must survive any text).
-fn parsers_for(handler: Handler, options: &RequestOptions, gp: &str) -> Vec<(&'static str, Factory)> {
-    let mut out: Vec<(&'static str, Factory)> = Vec::new();
+/// The parsers that read a template's output: its dedicated handler, or the analysis-driven
+/// [`AutoParser`]; and always the template-free generic parser (it must survive any text). The
+/// third element says whether the parser is fed the generation prompt (the dedicated and generic
+/// parsers are; the AutoParser consumes its prefill itself and reads only the output).
+fn parsers_for(
+    handler: Handler,
+    analysis: Option<&Rc<Analysis>>,
+    options: &RequestOptions,
+    gp: &str,
+) -> Vec<(&'static str, Factory, bool)> {
+    let mut out: Vec<(&'static str, Factory, bool)> = Vec::new();
     if handler != Handler::Autoparser {
         let (o, g) = (options.clone(), gp.to_string());
-        out.push(("handler", Rc::new(move || make_parser(handler, &o, &g))));
+        out.push(("handler", Rc::new(move || make_parser(handler, &o, &g)), true));
+    } else if let Some(a) = analysis {
+        let (a, o) = (a.clone(), options.clone());
+        let prefill = parser_prefill(&a, gp, options);
+        out.push(("auto", Rc::new(move || Box::new(AutoParser::new(&a, &o, &prefill))), false));
     }
     let o = options.clone();
-    out.push(("generic", Rc::new(move || make_parser(Handler::Autoparser, &o, ""))));
+    out.push(("generic", Rc::new(move || make_parser(Handler::Autoparser, &o, "")), true));
     out
+}
+
+/// A subject for one parser over `gp` + `output`.
+fn subject(label: String, (make, feeds_gp): (Factory, bool), gp: &str, output: &str, is_partial: bool, markers: &Rc<Vec<String>>) -> Subject {
+    let gp = if feeds_gp { gp } else { "" };
+    Subject { label, make, gp: gp.to_string(), text: format!("{gp}{output}"), is_partial, markers: markers.clone() }
 }
 
 /// Every cases.jsonl case, once per parser that reads it.
@@ -125,19 +146,13 @@ pub fn case_subjects(templates: &mut Templates) -> Vec<Subject> {
     let mut out = Vec::new();
     for c in common::load_jsonl("cases.jsonl") {
         let Some(name) = c["template"].as_str() else { continue };
-        let (handler, markers) = templates.get(name);
+        let (handler, markers, analysis) = templates.get(name);
         let options = case_options(&c);
-        let gp = c["prompt_side"]["generation_prompt"].as_str().unwrap_or("").to_string();
-        let text = format!("{gp}{}", c["input"].as_str().unwrap_or(""));
-        for (kind, make) in parsers_for(handler, &options, &gp) {
-            out.push(Subject {
-                label: format!("case {} ({name}) {kind}", c["id"]),
-                make,
-                gp: gp.clone(),
-                text: text.clone(),
-                is_partial: options.is_partial,
-                markers: markers.clone(),
-            });
+        let gp = c["prompt_side"]["generation_prompt"].as_str().unwrap_or("");
+        let output = c["input"].as_str().unwrap_or("");
+        for (kind, make, feeds_gp) in parsers_for(handler, analysis.as_ref(), &options, gp) {
+            let label = format!("case {} ({name}) {kind}", c["id"]);
+            out.push(subject(label, (make, feeds_gp), gp, output, options.is_partial, &markers));
         }
     }
     out
@@ -164,21 +179,15 @@ pub fn generation_prompt(template: &str) -> String {
 pub fn bench_subjects(templates: &mut Templates, sizes: &[&str]) -> Vec<Subject> {
     let mut out = Vec::new();
     for (family, template) in BENCH_TEMPLATES {
-        let (handler, markers) = templates.get(template);
+        let (handler, markers, analysis) = templates.get(template);
         let gp = generation_prompt(template);
         for size in sizes {
             let path = common::shared_dir().join(format!("bench/inputs/{family}-{size}.txt"));
             let Ok(body) = std::fs::read_to_string(&path) else { continue };
             let options = RequestOptions::default();
-            for (kind, make) in parsers_for(handler, &options, &gp) {
-                out.push(Subject {
-                    label: format!("bench {family}-{size} ({template}) {kind}"),
-                    make,
-                    gp: gp.clone(),
-                    text: format!("{gp}{body}"),
-                    is_partial: false,
-                    markers: markers.clone(),
-                });
+            for (kind, make, feeds_gp) in parsers_for(handler, analysis.as_ref(), &options, &gp) {
+                let label = format!("bench {family}-{size} ({template}) {kind}");
+                out.push(subject(label, (make, feeds_gp), &gp, &body, false, &markers));
             }
         }
     }
@@ -267,17 +276,39 @@ fn panic_text(e: Box<dyn std::any::Any + Send>) -> String {
     e.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| e.downcast_ref::<String>().cloned()).unwrap_or_default()
 }
 
-/// Parse `text` whole and in `n` random chunkings: the same message, coalesced deltas and error
-/// every time, and no panic. Returns the whole run, or what went wrong.
+/// The order in which a delta sequence writes content (`C`), reasoning (`R`) and each tool call
+/// (`T0`, `T1`, …), consecutive repeats merged. Two chunkings must agree on it and on the message;
+/// how one call's name, id and arguments are split over deltas may depend on the chunking (a
+/// stream learns a trailing id after the arguments it already sent).
+pub fn shape(deltas: &[chat_autoparser::api::Delta]) -> Vec<String> {
+    use chat_autoparser::api::Delta;
+    let mut out: Vec<String> = Vec::new();
+    for d in deltas {
+        let tag = match d {
+            Delta::Content(s) if s.is_empty() => continue,
+            Delta::Reasoning(s) if s.is_empty() => continue,
+            Delta::Content(_) => "C".to_string(),
+            Delta::Reasoning(_) => "R".to_string(),
+            Delta::ToolCall { index, .. } => format!("T{index}"),
+        };
+        if out.last() != Some(&tag) {
+            out.push(tag);
+        }
+    }
+    out
+}
+
+/// Parse `text` whole and in `n` random chunkings: the same message, error and
+/// order of writes ([`shape`]) every time, and no panic. Returns the whole run, or what went wrong.
 pub fn stream_equals_whole(s: &Subject, text: &str, rng: &mut Rng, n: usize) -> Result<Run, String> {
     let whole = catch_unwind(AssertUnwindSafe(|| run_chunks((s.make)(), &[text], s.is_partial)))
         .map_err(|e| format!("{}: PANIC (whole) {} on {text:?}", s.label, panic_text(e)))?;
-    let whole_deltas = coalesce(&whole.deltas);
+    let whole_deltas = shape(&whole.deltas);
     for _ in 0..n {
         let chunks = chunking(text, rng);
         let run = catch_unwind(AssertUnwindSafe(|| run_chunks((s.make)(), &chunks, s.is_partial)))
             .map_err(|e| format!("{}: PANIC (chunked) {} on {chunks:?}", s.label, panic_text(e)))?;
-        if run.message != whole.message || run.error != whole.error || coalesce(&run.deltas) != whole_deltas {
+        if run.message != whole.message || run.error != whole.error || shape(&run.deltas) != whole_deltas {
             return Err(format!(
                 "{}: DIVERGENCE\n  chunks {chunks:?}\n  whole {:?} {:?}\n  chunked {:?} {:?}",
                 s.label, whole.message, whole.error, run.message, run.error
