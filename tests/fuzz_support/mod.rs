@@ -375,9 +375,25 @@ fn json_text(v: &serde_json::Value, out: &mut String) {
     out.push(' ');
 }
 
+/// `s` without code-fence info strings (```` ```json ````, ```` ```jsnameon ````): a parser that
+/// unwraps a fenced answer consumes the tag whatever it says.
+fn without_fence_tags(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find("```") {
+        out.push_str(&rest[..i]);
+        out.push(' ');
+        let after = &rest[i + 3..];
+        let tag = after.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-')).unwrap_or(after.len());
+        rest = &after[tag..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The accounting invariant. Every letter or digit of the model output (the text after the
-/// generation prompt), once the markers the parser may consume and the JSON keys of call objects are
-/// removed, must reappear in the message: content, reasoning, a call's name or id, or its arguments.
+/// generation prompt), once the markers the parser may consume, the JSON keys of call objects and
+/// code-fence tags are removed, must reappear in the message: content, reasoning, a call's name or id, or its arguments.
 /// The input counts with JSON escapes decoded (`\u00e9` is an `é`, `\n` no letter); each output
 /// field counts raw or decoded, whichever holds more of a letter, and arguments also as the strings
 /// of their parsed JSON (tagged formats build escaped JSON from raw text, JSON formats may pass
@@ -385,7 +401,7 @@ fn json_text(v: &serde_json::Value, out: &mut String) {
 /// Whitespace and punctuation are ignored (JSON syntax is consumed and re-serialized). Returns the
 /// missing letters with their counts, empty when everything is accounted for.
 pub fn lost_letters(output: &str, markers: &[String], message: &Message) -> Vec<(char, i64)> {
-    let mut stripped = output.to_string();
+    let mut stripped = without_fence_tags(output);
     let mut ms: Vec<&str> = markers.iter().map(|m| m.trim()).filter(|m| !m.is_empty()).collect();
     ms.extend(KEY_VOCAB);
     ms.sort_by_key(|m| std::cmp::Reverse(m.len()));
