@@ -248,3 +248,32 @@ pub struct Diagnostic {
     /// What was wrong.
     pub message: String,
 }
+
+impl RequestOptions {
+    /// Check the shapes serde cannot (tools and messages are free-form JSON): each tool is
+    /// `{type: "function", function: {name: string, …}}` and each message has a string `role`.
+    /// The error names the field, e.g. `options.tools[1].function.name`.
+    pub fn validate(&self) -> crate::Result<()> {
+        let bad = |path: String, what: &str| Err(crate::Error::new(crate::ErrorKind::InvalidInput, format!("options.{path}: {what}")));
+        for (i, tool) in self.tools.iter().enumerate() {
+            let Some(obj) = tool.as_object() else { return bad(format!("tools[{i}]"), "expected a tool object") };
+            let function = obj.get("function").unwrap_or(tool);
+            match function.get("name") {
+                Some(Value::String(n)) if !n.is_empty() => {}
+                Some(_) => return bad(format!("tools[{i}].function.name"), "expected a non-empty string"),
+                None => return bad(format!("tools[{i}].function.name"), "missing"),
+            }
+            if let Some(p) = function.get("parameters") {
+                if !p.is_object() && !p.is_null() {
+                    return bad(format!("tools[{i}].function.parameters"), "expected a JSON schema object");
+                }
+            }
+        }
+        for (i, m) in self.messages.iter().enumerate() {
+            if !m.get("role").is_some_and(Value::is_string) {
+                return bad(format!("messages[{i}].role"), "expected a string");
+            }
+        }
+        Ok(())
+    }
+}

@@ -8,7 +8,7 @@ mod fuzz_support;
 use fuzz_support::*;
 
 const HARMONY_KNOWN: usize = 14;
-const AUTO_KNOWN: usize = 11;
+const AUTO_KNOWN: usize = 0;
 
 struct Tally {
     checked: usize,
@@ -72,14 +72,12 @@ fn mutated_outputs_are_fully_accounted() {
     // - the harmony handler drops header text it does not understand without a diagnostic — a role
     //   other than `assistant` (`<|start|>assista>nt`), a header without `<|channel|>`
     //   (`<|c}hannel|>analysis`), header words other than `to=` and `<|constrain|>`;
-    // - the AutoParser reads a JSON call object with a mangled `"arguments"` key (`"argument{s"`,
-    //   `""`) as a call with empty arguments, dropping that member (the generic parser keeps such
-    //   an object as content with a diagnostic).
     let harmony = t.silent.iter().filter(|s| s.contains("gpt-oss-120b.jinja) handler")).count();
     let auto = t.silent.iter().filter(|s| s.split(':').next().is_some_and(|l| l.ends_with(" auto"))).count();
     assert_eq!(harmony + auto, t.silent.len(), "unexpected silent losses: {:#?}", t.silent);
     assert!(harmony <= HARMONY_KNOWN && auto <= AUTO_KNOWN, "harmony {harmony}, auto {auto}");
-    assert!(t.complete >= 8564, "{}", t.complete);
+    // (Mutations that break a call object are now reported with a diagnostic instead of counted complete.)
+    assert!(t.complete >= 8550, "{}", t.complete);
 }
 
 #[test]

@@ -77,7 +77,12 @@ pub struct JsonCall {
     field: String,
     value: JsonValue,
     skipped: String,
+    /// A member whose key the format does not know was skipped (e.g. a mangled `"argu{ments"`).
+    unknown_member: bool,
 }
+
+/// Keys a call object may carry that hold nothing the message needs.
+const IGNORABLE_KEYS: [&str; 2] = ["type", "index"];
 
 impl JsonCall {
     /// Whether nothing but whitespace has been read.
@@ -122,7 +127,11 @@ impl JsonCall {
                     if c != ':' {
                         return CallFeed::Invalid("expected ':' in the tool call object");
                     }
-                    self.target = Some(self.target_for_key(cfg, data));
+                    let target = self.target_for_key(cfg, data);
+                    if target == Target::Skip && !IGNORABLE_KEYS.contains(&self.field.as_str()) {
+                        self.unknown_member = true;
+                    }
+                    self.target = Some(target);
                     self.phase = Phase::ValueStart;
                     return CallFeed::More;
                 }
@@ -286,6 +295,11 @@ impl JsonCall {
         }
         if data.tool.is_none() {
             return CallFeed::Invalid("tool call object without a function name");
+        }
+        if self.unknown_member && !data.args_seen {
+            // Its arguments are probably under the unrecognised key: say so rather than call the
+            // function with none.
+            return CallFeed::Invalid("tool call object has an unrecognised member and no arguments");
         }
         CallFeed::Done
     }

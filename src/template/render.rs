@@ -146,6 +146,13 @@ impl ChatTemplate {
     }
 
     fn render_in(&self, env: &Environment<'static>, mut ctx: Map<String, Json>) -> Result<String> {
+        for (key, want_array) in [("messages", true), ("tools", true)] {
+            if let Some(v) = ctx.get(key) {
+                if want_array && !(v.is_array() || v.is_null()) {
+                    return Err(Error::new(ErrorKind::InvalidInput, format!("context.{key}: expected an array")));
+                }
+            }
+        }
         check_depth(&ctx)?;
         if !ctx.contains_key("bos_token") {
             ctx.insert("bos_token".into(), self.options.bos_token.clone().unwrap_or_default().into());

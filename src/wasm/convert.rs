@@ -32,7 +32,25 @@ pub fn from_js<T: DeserializeOwned>(value: JsValue, field: &str) -> Result<T, Js
     let text = js_sys::JSON::stringify(&value)
         .map_err(|e| invalid(e.as_string().unwrap_or_else(|| "cannot be converted to JSON".into())))?;
     let text = text.as_string().ok_or_else(|| invalid("cannot be converted to JSON".into()))?;
-    serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
+    match serde_json::from_value::<T>(value.clone()) {
+        Ok(v) => Ok(v),
+        Err(e) => Err(to_js_error(Error::new(ErrorKind::InvalidInput, format!("{}: {e}", failing_field_of::<T>(&value, field))))),
+    }
+}
+
+/// For an options object whose fields all have defaults: the first key that fails on its own, as
+/// `options.tools`, so the error names the field (serde_json's message does not).
+fn failing_field_of<T: DeserializeOwned>(value: &serde_json::Value, field: &str) -> String {
+    if let serde_json::Value::Object(map) = value {
+        for (k, v) in map {
+            let single = serde_json::Value::Object([(k.clone(), v.clone())].into_iter().collect());
+            if serde_json::from_value::<T>(single).is_err() {
+                return format!("{field}.{k}");
+            }
+        }
+    }
+    field.to_string()
 }
 
 /// Deserialize an optional JS value (undefined/null → default).

@@ -97,6 +97,7 @@ impl JsChatTemplate {
 pub fn build_grammar(template_or_source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let t = template_arg(&template_or_source)?;
     let opts: RequestOptions = from_js_opt(options, "options")?;
+    js(opts.validate())?;
     to_js(&js(crate::gbnf::build_grammar(t.analysis(), &opts))?)
 }
 
@@ -110,6 +111,7 @@ pub fn check_grammar(gbnf: &str, text: &str) -> Result<JsValue, JsValue> {
 fn parse_setup(template_or_source: &JsValue, options: JsValue) -> Result<(Rc<crate::ChatTemplate>, String, RequestOptions), JsValue> {
     let t = template_arg(template_or_source)?;
     let opts: RequestOptions = from_js_opt(options, "options")?;
+    js(opts.validate())?;
     let gp = js(crate::parse::generation_prompt(&t, t.analysis(), &opts))?;
     Ok((t, gp, opts))
 }

@@ -82,6 +82,21 @@ impl Templates {
             for m in [&a.assistant_start, &f.name_field, &f.args_field, &f.id_field, &f.gen_id_field, &f.function_field] {
                 markers.push(m.clone());
             }
+            // Every marker field of the analysis, including those outside preserved_tokens (typed
+            // value prefixes, raw-value wrappers, literal string delimiters).
+            let (fun, args, id) = (&a.tools.function, &a.tools.arguments, &a.tools.call_id);
+            for m in [
+                &a.reasoning.start, &a.reasoning.end, &a.content.start, &a.content.end, &f.section_start, &f.section_end,
+                &f.per_call_start, &f.per_call_end, &fun.name_prefix, &fun.name_suffix, &fun.close, &args.start, &args.end,
+                &args.name_prefix, &args.name_suffix, &args.value_prefix, &args.value_suffix, &args.typed_value_prefix,
+                &args.raw_value_start, &args.raw_value_end, &args.string_delimiter, &id.prefix, &id.suffix,
+            ] {
+                markers.push(m.clone());
+            }
+            if args.literal_values {
+                // Python literals become JSON ones (`True` → `true`): the words are syntax, not text.
+                markers.extend(["True", "False", "None"].map(String::from));
+            }
         }
         let vocab: &[&str] = match handler {
             Handler::GptOss => HARMONY_VOCAB,
@@ -90,6 +105,10 @@ impl Templates {
             _ => &[],
         };
         markers.extend(vocab.iter().chain(GENERIC_VOCAB).map(|s| s.to_string()));
+        // The special tokens inside composite markers (`:0<|tool_call_argument_begin|>` with a call
+        // counter in front) are markers on their own.
+        let tokens: Vec<String> = markers.iter().flat_map(|m| special_tokens(m)).collect();
+        markers.extend(tokens);
         let mut seen = std::collections::HashSet::new();
         markers.retain(|m| !m.trim().is_empty() && seen.insert(m.clone()));
         let v = (handler, Rc::new(markers), analysis);
@@ -391,6 +410,20 @@ fn without_fence_tags(s: &str) -> String {
     out
 }
 
+/// `<|…|>`, `<…>` and `[…]` tokens inside `marker`.
+fn special_tokens(marker: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (open, close) in [('<', '>'), ('[', ']')] {
+        let mut rest = marker;
+        while let Some(i) = rest.find(open) {
+            let Some(j) = rest[i..].find(close) else { break };
+            out.push(rest[i..i + j + 1].to_string());
+            rest = &rest[i + j + 1..];
+        }
+    }
+    out
+}
+
 /// The accounting invariant. Every letter or digit of the model output (the text after the
 /// generation prompt), once the markers the parser may consume, the JSON keys of call objects and
 /// code-fence tags are removed, must reappear in the message: content, reasoning, a call's name or id, or its arguments.
@@ -401,7 +434,7 @@ fn without_fence_tags(s: &str) -> String {
 /// Whitespace and punctuation are ignored (JSON syntax is consumed and re-serialized). Returns the
 /// missing letters with their counts, empty when everything is accounted for.
 pub fn lost_letters(output: &str, markers: &[String], message: &Message) -> Vec<(char, i64)> {
-    let mut stripped = without_fence_tags(output);
+    let mut stripped = output.to_string();
     let mut ms: Vec<&str> = markers.iter().map(|m| m.trim()).filter(|m| !m.is_empty()).collect();
     ms.extend(KEY_VOCAB);
     ms.sort_by_key(|m| std::cmp::Reverse(m.len()));
@@ -410,6 +443,8 @@ pub fn lost_letters(output: &str, markers: &[String], message: &Message) -> Vec<
             stripped = stripped.replace(m, " ");
         }
     }
+    // Fence tags after the markers: a marker may itself contain a fence (`Action:\n```json`).
+    let stripped = without_fence_tags(&stripped);
     let mut need = HashMap::new();
     letters(&decode_escapes(&stripped), &mut need, 1);
     // Each field is a set of readings (raw, escape-decoded, and for arguments the strings of the
