@@ -175,6 +175,20 @@ fn marker_safe_start(text: &str, k: usize) -> usize {
     k
 }
 
+/// Where the model's text of a tool-call turn ends: right after the last closing tool marker the
+/// analysis found (section end, else per-call end, else function close). What a template appends
+/// after it is the tool-call turn's own end-of-turn token (`<|eom_id|>`, `<SPECIAL_12>`,
+/// `<|tool_response>`), which text turns do not share, so the common text-turn suffix misses it.
+fn after_last_call(a: &Analysis, turn: &str) -> usize {
+    let f = &a.tools;
+    [&f.format.section_end, &f.format.per_call_end, &f.function.close]
+        .into_iter()
+        .map(|m| m.trim())
+        .find(|m| !m.is_empty())
+        .and_then(|m| turn.rfind(m).map(|p| p + m.len()))
+        .unwrap_or(turn.len())
+}
+
 /// The texts of a message that a faithful render must contain.
 fn missing_from(rendered: &str, m: &Message) -> Option<&'static str> {
     if !m.reasoning_content.is_empty() && !rendered.contains(m.reasoning_content.as_str()) {
@@ -233,7 +247,10 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
             // Drop what the template appends after the model's text: the part of the end-of-turn suffix
             // this turn ends with (tool-call turns may close differently from text turns).
             let tail = common_suffix_len(&turn, &turn_end);
-            let cut = marker_safe_start(&turn, turn.len() - tail);
+            let mut cut = marker_safe_start(&turn, turn.len() - tail);
+            if !expected.tool_calls.is_empty() {
+                cut = cut.min(after_last_call(a, turn.get(..cut).unwrap_or("")));
+            }
             turn.truncate(cut);
             // The model continues the generation prompt as far as the rendered turn agrees with it (a
             // prompt that opens `<think>` while history turns drop reasoning agrees only up to there),
