@@ -12,6 +12,7 @@ fn every_shared_template_round_trips() {
     names.sort();
     let (mut ok_templates, mut total, mut ok_results, mut results) = (0, 0, 0, 0);
     let mut failures = Vec::new();
+    let mut skips = Vec::new();
     for name in &names {
         let t = ChatTemplate::new(&common::template_source(name), RenderOptions { now: Some(common::REFERENCE_NOW), ..Default::default() }).unwrap();
         let report = verify_template(&t);
@@ -21,6 +22,9 @@ fn every_shared_template_round_trips() {
         }
         for r in &report.results {
             results += 1;
+            if let Some(why) = &r.skipped {
+                skips.push(format!("{name} [{}]: {why}", r.name));
+            }
             if r.ok {
                 ok_results += 1;
             } else {
@@ -32,7 +36,12 @@ fn every_shared_template_round_trips() {
     for f in &failures {
         println!("  FAIL {f}");
     }
+    // Skips count as passed: the template does not render that part of the message at all.
+    println!("{} skipped:", skips.len());
+    for s in &skips {
+        println!("  SKIP {s}");
+    }
     assert!(ok_results >= FLOOR, "{ok_results} round trips, floor {FLOOR}");
 }
 
-const FLOOR: usize = 219;
+const FLOOR: usize = 230;

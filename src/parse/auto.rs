@@ -654,7 +654,8 @@ impl AutoParser {
             }
             ToolStep::CallOpen => {
                 let next = if t.id_pos == CallIdPosition::PreFuncName && !t.id_prefix.is_empty() {
-                    ToolStep::IdOpen(IdAt::Pre)
+                    // `<|tool_call:begin|>ID<|tool_call:name|>f`: the call start already opened the id.
+                    if t.id_prefix.core == t.per_call_start.core { ToolStep::IdValue(IdAt::Pre) } else { ToolStep::IdOpen(IdAt::Pre) }
                 } else {
                     ToolStep::NamePrefix
                 };
@@ -743,6 +744,8 @@ impl AutoParser {
             }
             ToolStep::IdClose(at) => {
                 let next = match at {
+                    // The id's closing marker may be the name's opening one (`ID<|tool_call:name|>f`).
+                    IdAt::Pre if t.id_suffix.core == t.name_prefix.core => ToolStep::Name,
                     IdAt::Pre => ToolStep::NamePrefix,
                     IdAt::Mid => ToolStep::ArgsOpen,
                     IdAt::Post => ToolStep::AfterArgs(2),
