@@ -45,7 +45,8 @@ pub struct VerifyReport {
     pub results: Vec<VerifyResult>,
 }
 
-fn tools() -> Vec<Value> {
+/// The tools every fixture is rendered and parsed with.
+pub fn fixture_tools() -> Vec<Value> {
     vec![
         json!({ "type": "function", "function": { "name": "get_weather", "description": "Current weather for a city",
             "parameters": { "type": "object", "properties": {
@@ -211,7 +212,7 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
     let object_args = t.caps().supports_object_arguments || !t.caps().supports_tool_calls;
     let user = json!({ "role": "user", "content": "Please help me." });
     let render = |messages: Vec<Value>, gen: bool| {
-        t.render_lenient(&json!({ "messages": messages, "tools": tools(), "add_generation_prompt": gen, "enable_thinking": true }))
+        t.render_lenient(&json!({ "messages": messages, "tools": fixture_tools(), "add_generation_prompt": gen, "enable_thinking": true }))
             .map(|(s, _)| s)
     };
     // What follows every assistant turn (end-of-turn markers): the common suffix of two text replies.
@@ -227,7 +228,7 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
     let mut results = Vec::new();
     for (name, expected) in fixtures(a) {
         let options = RequestOptions {
-            tools: tools(),
+            tools: fixture_tools(),
             messages: vec![user.clone()],
             parallel_tool_calls: true,
             is_partial: false,
