@@ -89,7 +89,8 @@ fn round_trip_tool_calls_satisfy_the_grammar() {
     assert!(ok >= GRAMMAR_FLOOR, "{ok} accepted, floor {GRAMMAR_FLOOR}");
 }
 
-/// Reached: 119/130. Known rejections: Python-literal argument values (`['ana', 'bo']`, `True`) in
-/// Seed-OSS / MiniCPM5 tagged arguments; Cohere command-r-plus pretty-printed JSON in `Action:`;
-/// Nemotron-Nano-v2 `<TOOLCALL>` arrays; Solar call ids before the name (see the report).
-const GRAMMAR_FLOOR: usize = 119;
+/// Reached: 125/130. Known rejections: Python-literal argument values (`['ana', 'bo']`, `True`) that
+/// Seed-OSS and MiniCPM5 render inside tagged arguments (the grammar asks for JSON values), and Cohere
+/// command-r-plus' pretty-printed `Action:` JSON (the parser reads it; the grammar's JSON spacing rule
+/// is stricter than the template's indentation).
+const GRAMMAR_FLOOR: usize = 125;
