@@ -7,6 +7,8 @@
 use crate::analysis::diff::{common_prefix_len, common_suffix_len};
 use crate::analysis::{Analysis, ReasoningMode, ToolFormat};
 use crate::api::{Message, RequestOptions, ToolCall};
+use crate::parse::marker::is_space;
+use crate::parse::prompt::parser_prefill;
 use crate::parse::{generation_prompt, StreamParser};
 use crate::template::ChatTemplate;
 use serde::Serialize;
@@ -43,7 +45,8 @@ pub struct VerifyReport {
     pub results: Vec<VerifyResult>,
 }
 
-fn tools() -> Vec<Value> {
+/// The tools every fixture is rendered and parsed with.
+pub fn fixture_tools() -> Vec<Value> {
     vec![
         json!({ "type": "function", "function": { "name": "get_weather", "description": "Current weather for a city",
             "parameters": { "type": "object", "properties": {
@@ -175,6 +178,20 @@ fn marker_safe_start(text: &str, k: usize) -> usize {
     k
 }
 
+/// Where the model's text of a tool-call turn ends: right after the last closing tool marker the
+/// analysis found (section end, else per-call end, else function close). What a template appends
+/// after it is the tool-call turn's own end-of-turn token (`<|eom_id|>`, `<SPECIAL_12>`,
+/// `<|tool_response>`), which text turns do not share, so the common text-turn suffix misses it.
+fn after_last_call(a: &Analysis, turn: &str) -> usize {
+    let f = &a.tools;
+    [&f.format.section_end, &f.format.per_call_end, &f.function.close]
+        .into_iter()
+        .map(|m| m.trim())
+        .find(|m| !m.is_empty())
+        .and_then(|m| turn.rfind(m).map(|p| p + m.len()))
+        .unwrap_or(turn.len())
+}
+
 /// The texts of a message that a faithful render must contain.
 fn missing_from(rendered: &str, m: &Message) -> Option<&'static str> {
     if !m.reasoning_content.is_empty() && !rendered.contains(m.reasoning_content.as_str()) {
@@ -195,7 +212,7 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
     let object_args = t.caps().supports_object_arguments || !t.caps().supports_tool_calls;
     let user = json!({ "role": "user", "content": "Please help me." });
     let render = |messages: Vec<Value>, gen: bool| {
-        t.render_lenient(&json!({ "messages": messages, "tools": tools(), "add_generation_prompt": gen, "enable_thinking": true }))
+        t.render_lenient(&json!({ "messages": messages, "tools": fixture_tools(), "add_generation_prompt": gen, "enable_thinking": true }))
             .map(|(s, _)| s)
     };
     // What follows every assistant turn (end-of-turn markers): the common suffix of two text replies.
@@ -211,7 +228,7 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
     let mut results = Vec::new();
     for (name, expected) in fixtures(a) {
         let options = RequestOptions {
-            tools: tools(),
+            tools: fixture_tools(),
             messages: vec![user.clone()],
             parallel_tool_calls: true,
             is_partial: false,
@@ -222,10 +239,17 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
             let full = render(vec![user.clone(), as_input(&expected, object_args)], false).map_err(|e| format!("render: {e}"))?;
             // (Only `<…>` here: some templates' role headers contain unbalanced brackets, e.g. `]~b]ai`.)
             let k0 = common_prefix_len(before, &full);
-            let turn_start = match full.get(..k0).unwrap_or("").rfind('<') {
-                Some(p) if !full[p..k0].contains('>') => p,
+            let mut turn_start = match full.get(..k0).unwrap_or("").rfind('<') {
+                Some(p) if full.get(p..k0).is_some_and(|s| !s.contains('>')) => p,
                 _ => k0,
             };
+            // The turn starts with as much of the generation prompt as the text before it ends with
+            // (a template that appends e.g. a tool-instructions turn after the conversation makes the
+            // common prefix stop inside the turn header: `<|START_OF_TURN_TOKEN|><|`).
+            let full_gp = generation_prompt(t, a, &options).map_err(|e| e.to_string())?;
+            let head = full.get(..turn_start).unwrap_or("");
+            let back = (1..=full_gp.len()).rev().find(|&j| full_gp.get(..j).is_some_and(|g| head.ends_with(g))).unwrap_or(0);
+            turn_start -= back;
             let mut turn = full.get(turn_start..).unwrap_or("").to_string();
             if let Some(why) = missing_from(&turn, &expected) {
                 return Ok((turn, Message::default(), Some(why)));
@@ -233,15 +257,33 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
             // Drop what the template appends after the model's text: the part of the end-of-turn suffix
             // this turn ends with (tool-call turns may close differently from text turns).
             let tail = common_suffix_len(&turn, &turn_end);
-            let cut = marker_safe_start(&turn, turn.len() - tail);
+            let mut cut = marker_safe_start(&turn, turn.len() - tail);
+            if !expected.tool_calls.is_empty() {
+                cut = cut.min(after_last_call(a, turn.get(..cut).unwrap_or("")));
+            }
             turn.truncate(cut);
             // The model continues the generation prompt as far as the rendered turn agrees with it (a
             // prompt that opens `<think>` while history turns drop reasoning agrees only up to there),
             // never cutting a marker in half.
-            let full_gp = generation_prompt(t, a, &options).map_err(|e| e.to_string())?;
             let k = marker_safe_cut(&turn, common_prefix_len(&full_gp, &turn));
-            let gp = full_gp.get(..k).unwrap_or("").to_string();
-            let output = turn.get(k..).unwrap_or("").to_string();
+            let mut gp = full_gp.get(..k).unwrap_or("").to_string();
+            let mut output = turn.get(k..).unwrap_or("").to_string();
+            // A prompt that leaves reasoning open (`<think>\n`) makes the model close it before
+            // answering, which history turns without reasoning do not render: the model continues the
+            // whole prompt with an empty reasoning block's end marker, then the turn's text.
+            let (rs, re) = (a.reasoning.start.trim_matches(is_space), a.reasoning.end.trim_matches(is_space));
+            // (The prompt as far as the turn agrees with it first: the prompt's own reasoning text,
+            // e.g. `Here are my reasoning steps:`, is then not read as the model's.)
+            let opens = |gp: &str| {
+                let prefill = parser_prefill(a, gp, &options);
+                !rs.is_empty() && !re.is_empty() && prefill.contains(rs) && !prefill.contains(re)
+            };
+            if !output.contains(re) && (opens(&gp) || opens(&full_gp)) {
+                if !opens(&gp) {
+                    gp = full_gp.clone();
+                }
+                output.insert_str(0, &a.reasoning.end);
+            }
             let mut p = StreamParser::new(a, &gp, &options).map_err(|e| e.to_string())?;
             p.push(&output);
             p.finish().map_err(|e| format!("parse: {e}"))?;

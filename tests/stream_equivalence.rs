@@ -179,3 +179,17 @@ fn marker_soup_is_chunk_invariant() {
     println!("marker soup: {runs} streams agree with their whole-text parse");
     assert!(runs > 10_000);
 }
+
+/// Reasoning markers met in content (Gemma 4): a re-opened block goes to reasoning, a stray end
+/// marker and a repeated start-marker head are dropped, in every chunking.
+#[test]
+fn reasoning_markers_in_content() {
+    let opts = RenderOptions { now: Some(1_795_305_600.0), ..Default::default() };
+    let t = ChatTemplate::new(&common::template_source("google-gemma-4-31B-it.jinja"), opts).unwrap();
+    let options = RequestOptions { enable_thinking: true, ..RequestOptions::default() };
+    let input = "<|channel><|channel>thought\nA<channel|>Hi<|channel><|channel>thought\nB<channel|> there<channel|>";
+    let whole = stream(t.analysis(), "", &options, &[input]);
+    assert_eq!((whole.0.content.as_str(), whole.0.reasoning_content.as_str()), ("Hi there", "AB"));
+    let case = serde_json::json!({ "id": 0 });
+    assert!(random_splits_agree(&case, t.analysis(), "", &options, input, &whole) > 1);
+}

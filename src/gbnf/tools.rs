@@ -243,14 +243,13 @@ impl Gen<'_> {
         let any = self.b.add("tool-call", Expr::alt(alts));
         // Closing markers may follow optional whitespace (`}\n</tool_call>`).
         let closing = |g: &mut Self, m: &str| if m.is_empty() { Expr::Empty } else { Expr::seq([g.b.space(), g.marker(m)]) };
-        let call = {
-            let (start, end) = (self.marker(&f.per_call_start), closing(self, &f.per_call_end));
-            Expr::seq([start, any, end])
-        };
+        let (start, end) = (self.marker(&f.per_call_start), closing(self, &f.per_call_end));
+        let call = Expr::seq([start.clone(), any.clone(), end.clone()]);
         let calls = if f.tools_array_wrapped {
+            // The call markers wrap the whole array (`<TOOLCALL>[{…}, {…}]</TOOLCALL>`), as the parser reads them.
             let sep = Expr::seq([sp.clone(), Expr::lit(","), sp.clone()]);
-            let list = self.repeated(call, sep);
-            Expr::seq([Expr::lit("["), sp.clone(), list, sp.clone(), Expr::lit("]")])
+            let list = self.repeated(any, sep);
+            Expr::seq([start, Expr::lit("["), sp.clone(), list, sp.clone(), Expr::lit("]"), end])
         } else if self.a.tools.arguments.literal_values && f.per_call_start.is_empty() {
             // Literal calls in one section are a list: `[f(a=1), g(b=2)]`.
             self.repeated(call, Expr::seq([sp.clone(), Expr::lit(","), sp.clone()]))
@@ -340,8 +339,14 @@ impl Gen<'_> {
         } else {
             self.b.until(id.suffix.trim())
         };
-        let prefix = self.marker(&id.prefix);
-        let suffix = self.marker(&id.suffix);
+        // `<|tool_call:begin|>ID<|tool_call:name|>f`: markers the id shares with the call start and
+        // the name prefix are written once, by the call start and the name (see `tagged_call`).
+        let f = &self.a.tools;
+        let pre = id.pos == CallIdPosition::PreFuncName;
+        let shared_prefix = pre && id.prefix.trim() == f.format.per_call_start.trim();
+        let shared_suffix = pre && id.suffix.trim() == f.function.name_prefix.trim();
+        let prefix = if shared_prefix { Expr::Empty } else { self.marker(&id.prefix) };
+        let suffix = if shared_suffix { Expr::Empty } else { self.marker(&id.suffix) };
         Expr::seq([Expr::opt(Expr::seq([prefix, value])), suffix])
     }
 

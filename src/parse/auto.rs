@@ -357,7 +357,7 @@ impl AutoParser {
 
     fn step(&mut self, text: &str, abs: usize, eof: bool, out: &mut Vec<Delta>) -> Step {
         match self.state {
-            State::Start => self.step_start(text, eof),
+            State::Start => self.step_start(text, abs, eof),
             State::DelimReasoning => self.step_delim_reasoning(text, eof, out),
             State::Reasoning => self.step_reasoning(text, eof, out),
             State::Content => self.step_content(text, abs, eof, out),
@@ -366,8 +366,9 @@ impl AutoParser {
         }
     }
 
-    fn step_start(&mut self, text: &str, eof: bool) -> Step {
-        let Some((start, _)) = &self.cfg.reasoning else {
+    fn step_start(&mut self, text: &str, abs: usize, eof: bool) -> Step {
+        let cfg = Arc::clone(&self.cfg);
+        let Some((start, _)) = &cfg.reasoning else {
             self.state = State::Content;
             return Step::Adv(0);
         };
@@ -382,6 +383,20 @@ impl AutoParser {
                 Step::Adv(n)
             }
             Expect::No => {
+                // `<|channel><|channel>thought`: a repeated head of the start marker is a stray token.
+                if let Some(head) = start.token_head() {
+                    let lead = text.len() - text.trim_start_matches(is_space).len();
+                    if let Some(rest) = text.get(lead..).and_then(|t| t.strip_prefix(head)) {
+                        match start.expect(rest, eof) {
+                            Expect::Matched(_) => {
+                                self.diag(abs + lead, format!("stray {head:?} before the reasoning start marker dropped"));
+                                return Step::Adv(lead + head.len());
+                            }
+                            Expect::NeedMore => return Step::Wait,
+                            Expect::No => {}
+                        }
+                    }
+                }
                 self.state = State::Content;
                 Step::Adv(0)
             }
@@ -487,6 +502,9 @@ impl AutoParser {
             }
         });
         let wrap = self.cfg.content_wrap.as_ref().and_then(|(s, _)| s.find(text));
+        if let Some(step) = self.reasoning_in_content(text, abs, trigger.map(|t| t.0 .0), wrap.map(|w| w.0), out) {
+            return step;
+        }
         match (trigger, wrap) {
             (Some(((s, e), body, section)), w) if w.is_none_or(|(ws, _)| s < ws) => {
                 let Some(tools) = self.tools() else { return Step::Wait };
@@ -523,13 +541,64 @@ impl AutoParser {
                 } else {
                     let t = self.tools().map_or(0, |t| t.trigger.holdback(text).max(t.call_trigger.holdback(text)));
                     let w = self.cfg.content_wrap.as_ref().map_or(0, |(s, _)| s.holdback(text));
-                    t.max(w)
+                    t.max(w).max(self.reasoning_holdback(text))
                 };
                 let n = text.len() - keep;
                 self.emit_content(text.get(..n).unwrap_or(""), out);
                 if n == 0 { Step::Wait } else { Step::Adv(n) }
             }
         }
+    }
+
+    /// Reasoning markers met in content, when one comes before any tool call (`call_at`) or content
+    /// wrapper (`wrap_at`): a start marker re-opens reasoning (interleaved thinking; an empty block
+    /// vanishes, see `emit_reasoning`) and a stray end marker is dropped. Both are recognised markers,
+    /// so nothing the model wrote is lost; each leaves a diagnostic except a re-opened block.
+    fn reasoning_in_content(&mut self, text: &str, abs: usize, call_at: Option<usize>, wrap_at: Option<usize>, out: &mut Vec<Delta>) -> Option<Step> {
+        let cfg = Arc::clone(&self.cfg);
+        let (start, end) = cfg.reasoning.as_ref()?;
+        let open = start.find(text).map(|m| (m, true));
+        let close = end.find(text).map(|m| (m, false));
+        let ((s, e), opens) = match (open, close) {
+            (Some(a), Some(b)) => if b.0 .0 < a.0 .0 { b } else { a },
+            (a, b) => a.or(b)?,
+        };
+        if call_at.is_some_and(|c| c <= s) || wrap_at.is_some_and(|w| w <= s) {
+            return None;
+        }
+        let mut before = text.get(..s).unwrap_or("");
+        if opens {
+            if let Some(head) = start.token_head() {
+                while let Some(b) = before.strip_suffix(head) {
+                    self.diag(abs + b.len(), format!("stray {head:?} before the reasoning start marker dropped"));
+                    before = b;
+                }
+            }
+        }
+        self.emit_content(before, out);
+        if opens {
+            self.end_reasoning();
+            self.trail = start.trail.clone();
+            self.state = State::Reasoning;
+        } else {
+            self.diag(abs + s, format!("reasoning end marker {:?} in content dropped", end.core));
+            self.trail = end.trail.clone();
+        }
+        Some(Step::Adv(e))
+    }
+
+    /// Trailing bytes of content that may still become a reasoning marker (with stray start heads
+    /// in front of it, which are dropped together with the marker).
+    fn reasoning_holdback(&self, text: &str) -> usize {
+        let Some((start, end)) = self.cfg.reasoning.as_ref() else { return 0 };
+        let mut keep = start.holdback(text);
+        if let Some(head) = start.token_head() {
+            // Held heads wait for the marker they may precede.
+            while text.get(..text.len().saturating_sub(keep)).is_some_and(|t| t.ends_with(head)) {
+                keep += head.len();
+            }
+        }
+        keep.max(end.holdback(text))
     }
 
     fn step_wrapped(&mut self, text: &str, eof: bool, out: &mut Vec<Delta>) -> Step {
@@ -585,7 +654,8 @@ impl AutoParser {
             }
             ToolStep::CallOpen => {
                 let next = if t.id_pos == CallIdPosition::PreFuncName && !t.id_prefix.is_empty() {
-                    ToolStep::IdOpen(IdAt::Pre)
+                    // `<|tool_call:begin|>ID<|tool_call:name|>f`: the call start already opened the id.
+                    if t.id_prefix.core == t.per_call_start.core { ToolStep::IdValue(IdAt::Pre) } else { ToolStep::IdOpen(IdAt::Pre) }
                 } else {
                     ToolStep::NamePrefix
                 };
@@ -674,6 +744,8 @@ impl AutoParser {
             }
             ToolStep::IdClose(at) => {
                 let next = match at {
+                    // The id's closing marker may be the name's opening one (`ID<|tool_call:name|>f`).
+                    IdAt::Pre if t.id_suffix.core == t.name_prefix.core => ToolStep::Name,
                     IdAt::Pre => ToolStep::NamePrefix,
                     IdAt::Mid => ToolStep::ArgsOpen,
                     IdAt::Post => ToolStep::AfterArgs(2),

@@ -85,6 +85,19 @@ impl Marker {
         Some((start, p + self.core.len()))
     }
 
+    /// The special token a marker opens with when the marker is longer than it: `<|channel>` for
+    /// `<|channel>thought`. Models sometimes emit that token twice, so a repeated head right before
+    /// the marker is a stray token, not text.
+    pub fn token_head(&self) -> Option<&str> {
+        let close = match self.core.as_bytes().first()? {
+            b'<' => '>',
+            b'[' => ']',
+            _ => return None,
+        };
+        let end = self.core.find(close)? + 1;
+        self.core.get(..end).filter(|h| h.len() < self.core.len())
+    }
+
     /// How many trailing bytes of `text` could still be the start of this marker (its leading
     /// whitespace included), so they must be held back.
     pub fn holdback(&self, text: &str) -> usize {
@@ -118,5 +131,8 @@ mod tests {
         assert_eq!(m.expect(" </para", true), Expect::No);
         assert_eq!(m.expect("x", false), Expect::No);
         assert!(Marker::new("\n").is_empty());
+        assert_eq!(Marker::new("<|channel>thought\n").token_head(), Some("<|channel>"));
+        assert_eq!(Marker::new("<think>").token_head(), None);
+        assert_eq!(Marker::new("thought").token_head(), None);
     }
 }
