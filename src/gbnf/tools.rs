@@ -32,6 +32,14 @@ pub struct Grammar {
     pub triggers: Vec<Trigger>,
     /// Strings the runtime must keep as single special tokens.
     pub preserved_tokens: Vec<String>,
+    /// The reasoning block's markers (trimmed; empty when the output has none). A runtime applying
+    /// a lazy grammar should not fire triggers inside a closed reasoning block, as llama.cpp skips
+    /// thinking blocks when it searches for triggers: a call the model only thinks about is text.
+    #[serde(default)]
+    pub reasoning_start: String,
+    /// See `reasoning_start`.
+    #[serde(default)]
+    pub reasoning_end: String,
 }
 
 /// A lazy-grammar trigger, as llama.cpp's `common_grammar_trigger`.
@@ -96,14 +104,23 @@ pub fn build_grammar(analysis: &Analysis, options: &RequestOptions) -> Result<Gr
     let tools = if options.tool_choice == ToolChoice::None { Vec::new() } else { parse_tools(&options.tools)? };
     let mut g = Gen { b: GrammarBuilder::new(), a: analysis, opts: options };
     let thinking = options.enable_thinking;
+    let (reasoning_start, reasoning_end) = reasoning_markers(analysis).map(|(s, e)| (s.trim().to_string(), e.trim().to_string())).unwrap_or_default();
+    let grammar = |gbnf: String, lazy: bool, triggers: Vec<Trigger>, preserved_tokens: Vec<String>| Grammar {
+        gbnf,
+        lazy,
+        triggers,
+        preserved_tokens,
+        reasoning_start: reasoning_start.clone(),
+        reasoning_end: reasoning_end.clone(),
+    };
     if let Some(schema) = &options.json_schema {
         let root = g.response_root(schema, thinking)?;
-        let preserved = g.preserved(Vec::new());
-        return Ok(Grammar { gbnf: g.b.finish(root), lazy: false, triggers: Vec::new(), preserved_tokens: preserved });
+        let preserved = g.preserved(handler_tokens(analysis.handler));
+        return Ok(grammar(g.b.finish(root), false, Vec::new(), preserved));
     }
     let has_format = analysis.handler != Handler::Autoparser || analysis.tools.format.mode != ToolFormat::None;
     if tools.is_empty() || !has_format {
-        return Ok(Grammar { gbnf: String::new(), lazy: false, triggers: Vec::new(), preserved_tokens: Vec::new() });
+        return Ok(Grammar { gbnf: String::new(), lazy: false, triggers: Vec::new(), preserved_tokens: Vec::new(), reasoning_start: String::new(), reasoning_end: String::new() });
     }
     let shape = g.shape(&tools)?;
     let sp = g.b.space();
@@ -119,7 +136,7 @@ pub fn build_grammar(analysis: &Analysis, options: &RequestOptions) -> Result<Gr
         (Expr::seq([calls, sp]), true)
     };
     let preserved = g.preserved(shape.preserved);
-    Ok(Grammar { gbnf: g.b.finish(root), lazy, triggers: if lazy { shape.triggers } else { Vec::new() }, preserved_tokens: preserved })
+    Ok(grammar(g.b.finish(root), lazy, if lazy { shape.triggers } else { Vec::new() }, preserved))
 }
 
 /// What a format contributes: the tool-call section and how a runtime finds it.
@@ -170,16 +187,13 @@ impl Gen<'_> {
     /// Optional reasoning block before a non-lazy grammar's output. The start marker is optional:
     /// the generation prompt may already have opened the block.
     fn reasoning_block(&mut self, thinking: bool) -> Expr {
-        let (start, end) = match self.a.handler {
-            Handler::GptOss => {
-                let body = self.b.until("<|end|>");
-                let block = Expr::seq([Expr::lit("<|channel|>analysis<|message|>"), body, Expr::lit("<|end|><|start|>assistant")]);
-                return Expr::opt(self.b.add("reasoning", block));
-            }
-            Handler::Ministral3 => ("[THINK]".to_string(), "[/THINK]".to_string()),
-            Handler::FunctionaryV32 => return Expr::Empty,
-            Handler::Autoparser if reasons(self.a) && thinking => (self.a.reasoning.start.clone(), self.a.reasoning.end.clone()),
-            Handler::Autoparser => return Expr::Empty,
+        if self.a.handler == Handler::GptOss {
+            let body = self.b.until("<|end|>");
+            let block = Expr::seq([Expr::lit("<|channel|>analysis<|message|>"), body, Expr::lit("<|end|><|start|>assistant")]);
+            return Expr::opt(self.b.add("reasoning", block));
+        }
+        let Some((start, end)) = reasoning_markers(self.a).filter(|_| thinking || self.a.handler != Handler::Autoparser) else {
+            return Expr::Empty;
         };
         let start = self.marker(&start);
         let body = self.b.until(end.trim());
@@ -207,7 +221,16 @@ impl Gen<'_> {
 
     fn preserved(&self, extra: Vec<String>) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
-        let base = if self.a.handler == Handler::Autoparser { self.a.preserved_tokens.clone() } else { Vec::new() };
+        let mut base = if self.a.handler == Handler::Autoparser { self.a.preserved_tokens.clone() } else { Vec::new() };
+        // A numbered header's suffix (`:0<|tool_call_argument_begin|>`) holds the first call's
+        // counter: the token is what follows the counter.
+        let f = &self.a.tools.function;
+        if let Some(rest) = self.a.tools.call_id.header_counter_at.and_then(|at| f.name_suffix.get(at + 1..)) {
+            let (suffix, rest) = (f.name_suffix.trim(), rest.trim());
+            for t in base.iter_mut().filter(|t| t.as_str() == suffix) {
+                *t = rest.to_string();
+            }
+        }
         for t in base.into_iter().chain(extra) {
             if !t.is_empty() && !out.contains(&t) {
                 out.push(t);
@@ -244,7 +267,14 @@ impl Gen<'_> {
         // Closing markers may follow optional whitespace (`}\n</tool_call>`).
         let closing = |g: &mut Self, m: &str| if m.is_empty() { Expr::Empty } else { Expr::seq([g.b.space(), g.marker(m)]) };
         let call = {
-            let (start, end) = (self.marker(&f.per_call_start), closing(self, &f.per_call_end));
+            let (start, mut end) = (self.marker(&f.per_call_start), closing(self, &f.per_call_end));
+            // Sectioned JSON calls are delimited by their own start marker and the section end, so a
+            // left-out per-call end is recoverable: the parser tolerates it and llama.cpp's grammar
+            // for such a protocol (Kimi K2) makes it optional.
+            let self_delimited = f.mode == ToolFormat::TagWithJson && !f.section_start.trim().is_empty() && !f.per_call_start.trim().is_empty();
+            if self_delimited {
+                end = Expr::opt(end);
+            }
             Expr::seq([start, any, end])
         };
         let calls = if f.tools_array_wrapped {
@@ -273,6 +303,8 @@ impl Gen<'_> {
             .find(|w| !w.is_empty())
             .map(str::to_string);
         let triggers = match &word {
+            // Calls the grammar accepts without their section must also switch it on.
+            Some(w) if bare_calls => vec![Trigger::word(w.clone()), Trigger::word(f.per_call_start.trim())],
             Some(w) => vec![Trigger::word(w.clone())],
             None if f.mode == ToolFormat::JsonNative => vec![self.raw_json_trigger(tools)],
             None => tools.iter().map(|t| Trigger::word(format!("{}{}", fn_prefix, t.name).trim().to_string())).collect(),
@@ -477,8 +509,7 @@ impl Gen<'_> {
             Trigger::pattern(r"<\|start\|>assistant(\s+to)"),
             Trigger::pattern(r"<\|start\|>assistant(<\|channel\|>(?:commentary|analysis)\s+to)"),
         ];
-        let preserved = ["<|channel|>", "<|constrain|>", "<|message|>", "<|start|>", "<|end|>"].map(String::from).to_vec();
-        Ok(Shape { calls, triggers, content_stop: None, preserved })
+        Ok(Shape { calls, triggers, content_stop: None, preserved: handler_tokens(Handler::GptOss) })
     }
 
     /// Functionary v3.2: the prompt ends with `>>>`; the model writes `NAME\n{…}`, further calls
@@ -496,7 +527,7 @@ impl Gen<'_> {
         let content = self.b.until(">>>");
         let leading = Expr::opt(Expr::seq([Expr::lit("all\n"), content, Expr::lit(">>>")]));
         let calls = Expr::seq([Expr::opt(Expr::lit(">>>")), leading, self.repeated(any, sep)]);
-        Ok(Shape { calls, triggers: vec![Trigger::pattern(">>>(?!all)")], content_stop: None, preserved: vec![">>>all".into()] })
+        Ok(Shape { calls, triggers: vec![Trigger::pattern(">>>(?!all)")], content_stop: None, preserved: handler_tokens(Handler::FunctionaryV32) })
     }
 
     /// Ministral / Magistral 3: `[TOOL_CALLS]NAME[ARGS]{…}`, one section per call.
@@ -510,9 +541,31 @@ impl Gen<'_> {
         let any = self.b.add("tool-call", Expr::alt(alts));
         let sp = self.b.space();
         let calls = self.repeated(Expr::seq([Expr::lit("[TOOL_CALLS]"), any]), sp);
-        let preserved = ["[THINK]", "[/THINK]", "[TOOL_CALLS]", "[ARGS]"].map(String::from).to_vec();
-        Ok(Shape { calls, triggers: vec![Trigger::word("[TOOL_CALLS]")], content_stop: Some("[TOOL_CALLS]".into()), preserved })
+        Ok(Shape { calls, triggers: vec![Trigger::word("[TOOL_CALLS]")], content_stop: Some("[TOOL_CALLS]".into()), preserved: handler_tokens(Handler::Ministral3) })
     }
+}
+
+/// The markers of the reasoning block that may open the output (harmony's analysis channel is a
+/// message of its own, not a block).
+fn reasoning_markers(a: &Analysis) -> Option<(String, String)> {
+    match a.handler {
+        Handler::Ministral3 => Some(("[THINK]".to_string(), "[/THINK]".to_string())),
+        Handler::GptOss | Handler::FunctionaryV32 => None,
+        Handler::Autoparser if reasons(a) => Some((a.reasoning.start.clone(), a.reasoning.end.clone())),
+        Handler::Autoparser => None,
+    }
+}
+
+/// The special tokens a dedicated handler's protocol writes (the general formats take theirs from
+/// the analysis).
+fn handler_tokens(h: Handler) -> Vec<String> {
+    let tokens: &[&str] = match h {
+        Handler::GptOss => &["<|channel|>", "<|constrain|>", "<|message|>", "<|start|>", "<|end|>"],
+        Handler::Ministral3 => &["[THINK]", "[/THINK]", "[TOOL_CALLS]", "[ARGS]"],
+        Handler::FunctionaryV32 => &[">>>all"],
+        Handler::Autoparser => &[],
+    };
+    tokens.iter().map(|t| t.to_string()).collect()
 }
 
 /// Join fields with `sep`; optional fields may be left out without leaving a dangling separator.
