@@ -146,10 +146,13 @@ fn run() -> Outcome {
 fn compare_prompt_side(o: &mut Outcome, g: &Grammar, case: &Value, handler: &str) {
     let ps = &case["prompt_side"];
     let id = case["id"].as_u64().unwrap_or(0);
+    // A non-lazy grammar applies from the start; llama.cpp still lists its handler's triggers there.
+    let lazy = ps["grammar_lazy"] == true;
     let theirs: Vec<(String, String)> = ps["grammar_triggers"]
         .as_array()
         .into_iter()
         .flatten()
+        .filter(|_| lazy)
         .map(|t| (t["type"].as_str().unwrap_or("").to_string(), t["value"].as_str().unwrap_or("").trim().to_string()))
         .collect();
     let ours: Vec<(String, String)> =
@@ -201,15 +204,43 @@ fn our_grammars_accept_every_checked_text() {
 /// Reached: 188/188 (every checked case).
 const ACCEPT_FLOOR: usize = 188;
 
+/// Trigger differences by handler family, with why ours are right for our grammar.
+const TRIGGER_DIFFERENCES: &[(&str, &str)] = &[
+    ("autoparser", "sectioned calls (DeepSeek R1/V3.1) also trigger on the per-call marker: our grammar and parser accept calls without their section"),
+    ("Kimi K2 Thinking", "the section marker, then the per-call marker as above; llama.cpp's handler triggers on the per-call marker only and leaves the section marker unconstrained"),
+    ("MiniCPM5", "our per-call marker is the whole fixed prefix `<function name=\"`: same position"),
+];
+
+/// Preserved-token differences by handler family. Ours are the analysis's markers split into their
+/// special tokens; llama.cpp's hand-written handlers list their own.
+const PRESERVED_DIFFERENCES: &[(&str, &str)] = &[
+    ("autoparser", "DeepSeek R1's glued \"```<｜tool▁call▁end｜><｜tool▁calls▁end｜>\" is split into its tokens (only single tokens can be kept whole)"),
+    ("Cohere2 MoE", "llama.cpp's handler adds the prompt's turn and role tokens, which the output never holds"),
+    ("DeepSeek V3.2", "llama.cpp's handler keeps the fragment `｜DSML｜`; ours are the whole DSML markers"),
+    ("Gemma4", "ours are the output markers found (`<|channel>thought`, `call:`, the `<|\"|>` string delimiter); llama.cpp's handler lists bare channel and turn tokens"),
+    ("GigaChatV3", "our call header is one marker (`<|message_sep|>\n\nfunction call<|role_sep|>`, words inside); llama.cpp's handler lists its two tokens"),
+    ("Kimi K2 Thinking", "ours add the name prefix `functions.` (a marker of the general format)"),
+    ("LFM2", "llama.cpp's handler adds think and tool-list tokens this template's output does not use"),
+    ("MiniCPM5", "our markers are the whole fixed texts (`<function name=\"`, `\">`)"),
+    ("tagged thinking tools", "ours add the general tagged format's markers (`<function=`, `>`, `<parameter=`, …), as llama.cpp's autoparser does for the same format (Qwen3-Coder)"),
+];
+
 #[test]
 fn triggers_and_preserved_tokens_against_prompt_side() {
     let o = run();
-    println!("triggers equal (kind, trimmed value): {}/{}", o.triggers.ok, o.triggers.tried);
+    println!("triggers equal (kind, trimmed value; llama.cpp's lazy grammars): {}/{}", o.triggers.ok, o.triggers.tried);
     println!("preserved tokens equal (as sets): {}/{}", o.preserved.ok, o.preserved.tried);
-    for ((h, ours, theirs), ids) in &o.trigger_diffs {
-        println!("  triggers [{h}] cases {ids:?}\n     ours   {ours}\n     theirs {theirs}");
+    let mut unjustified = Vec::new();
+    for (what, diffs, table) in [("triggers", &o.trigger_diffs, TRIGGER_DIFFERENCES), ("preserved", &o.preserved_diffs, PRESERVED_DIFFERENCES)] {
+        for ((h, ours, theirs), ids) in diffs {
+            let why = table.iter().find(|(family, _)| family == h).map(|(_, why)| *why);
+            println!("  {what} [{h}] cases {ids:?}\n     ours   {ours}\n     theirs {theirs}\n     why    {}", why.unwrap_or("UNJUSTIFIED"));
+            if why.is_none() {
+                unjustified.push(format!("{what} [{h}]"));
+            }
+        }
     }
-    for ((h, ours, theirs), ids) in &o.preserved_diffs {
-        println!("  preserved [{h}] cases {ids:?}\n     ours   {ours}\n     theirs {theirs}");
-    }
+    assert!(unjustified.is_empty(), "differences without a reason: {unjustified:?}");
+    // Reached 165/188 triggers, 99/188 preserved tokens.
+    assert!(o.triggers.ok >= 165 && o.preserved.ok >= 99, "agreement fell");
 }

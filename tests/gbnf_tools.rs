@@ -244,10 +244,13 @@ fn triggers_and_preserved_tokens_match_llama_cpp() {
     //   `pattern_full` trigger on the call's opening;
     // - sectioned tagged calls (DeepSeek R1/V3.1, Solar Open): our grammar, like our parser, accepts
     //   calls without their section (models drop it), so the per-call marker is a second trigger
-    //   after llama.cpp's section marker (llama.cpp's former DeepSeek R1 handler did the same). The rest are hand-written llama.cpp handlers
+    //   after llama.cpp's section marker (llama.cpp's former DeepSeek R1 handler did the same);
+    // - preserved tokens 30 since markers glued from special tokens are split into them
+    //   (DeepSeek R1 "```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"): a runtime keeps only single
+    //   tokens whole, and no tokenizer has the glued marker as one. The rest are hand-written llama.cpp handlers
     // we replace by the analysis (Kimi K2 triggers per call, Gemma4 / LFM2 / MiniCPM5 / DeepSeek V3.2
     // / GigaChat / Cohere2 MoE / tagged thinking tools keep handler-specific token lists).
-    assert!(lazy_agree.ok >= 45 && same_triggers.ok >= 31 && same_preserved.ok >= 31);
+    assert!(lazy_agree.ok >= 45 && same_triggers.ok >= 31 && same_preserved.ok >= 30);
     let _ = (TriggerKind::Word, Handler::Autoparser);
 }
 

@@ -221,16 +221,7 @@ impl Gen<'_> {
 
     fn preserved(&self, extra: Vec<String>) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
-        let mut base = if self.a.handler == Handler::Autoparser { self.a.preserved_tokens.clone() } else { Vec::new() };
-        // A numbered header's suffix (`:0<|tool_call_argument_begin|>`) holds the first call's
-        // counter: the token is what follows the counter.
-        let f = &self.a.tools.function;
-        if let Some(rest) = self.a.tools.call_id.header_counter_at.and_then(|at| f.name_suffix.get(at + 1..)) {
-            let (suffix, rest) = (f.name_suffix.trim(), rest.trim());
-            for t in base.iter_mut().filter(|t| t.as_str() == suffix) {
-                *t = rest.to_string();
-            }
-        }
+        let base = if self.a.handler == Handler::Autoparser { self.a.preserved_tokens.iter().flat_map(|m| token_units(m)).collect() } else { Vec::new() };
         for t in base.into_iter().chain(extra) {
             if !t.is_empty() && !out.contains(&t) {
                 out.push(t);
@@ -304,8 +295,8 @@ impl Gen<'_> {
             .map(str::to_string);
         let triggers = match &word {
             // Calls the grammar accepts without their section must also switch it on.
-            Some(w) if bare_calls => vec![Trigger::word(w.clone()), Trigger::word(f.per_call_start.trim())],
-            Some(w) => vec![Trigger::word(w.clone())],
+            Some(w) if bare_calls => vec![Trigger::word(leading_token(w)), Trigger::word(leading_token(f.per_call_start.trim()))],
+            Some(w) => vec![Trigger::word(leading_token(w))],
             None if f.mode == ToolFormat::JsonNative => vec![self.raw_json_trigger(tools)],
             None => tools.iter().map(|t| Trigger::word(format!("{}{}", fn_prefix, t.name).trim().to_string())).collect(),
         };
@@ -556,6 +547,52 @@ fn reasoning_markers(a: &Analysis) -> Option<(String, String)> {
     }
 }
 
+/// The special tokens of a marker. A marker that is special tokens glued to punctuation or a call
+/// counter (`<|tool_call_start|>[`, `:0<|tool_call_argument_begin|>`, `</param></function>`) is
+/// its tokens: a runtime can only keep single tokens whole. Any other marker stays as it is.
+fn token_units(marker: &str) -> Vec<String> {
+    let mut units = Vec::new();
+    let mut rest = String::new();
+    let mut chars = marker.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let close = match c {
+            '<' => '>',
+            '[' => ']',
+            _ => {
+                rest.push(c);
+                continue;
+            }
+        };
+        // `<…>` without whitespace, or `[UPPER_CASE]`.
+        let body_ok = |b: &str| if close == '>' { !b.is_empty() && !b.contains(char::is_whitespace) && !b.contains('<') } else { !b.is_empty() && b.chars().all(|c| c.is_ascii_uppercase() || c == '_' || c == '/') };
+        let unit = marker.get(i + 1..).and_then(|after| after.find(close).map(|j| (j, after.get(..j).unwrap_or(""))));
+        match unit {
+            Some((j, body)) if body_ok(body) => {
+                units.push(marker.get(i..i + 1 + j + 1).unwrap_or("").to_string());
+                while chars.peek().is_some_and(|(k, _)| *k <= i + j + 1) {
+                    chars.next();
+                }
+            }
+            _ => rest.push(c),
+        }
+    }
+    let glue = rest.chars().all(|c| c.is_ascii_punctuation() || c.is_ascii_digit() || c.is_whitespace());
+    if units.is_empty() || !glue {
+        return vec![marker.to_string()];
+    }
+    units
+}
+
+/// A trigger word: the special token a marker starts with when the rest is glue
+/// (`<|tool_call_start|>` of `<|tool_call_start|>[`), so the trigger is what a model emits as one
+/// token. It fires where the marker starts, so the grammar still sees the whole marker.
+fn leading_token(marker: &str) -> String {
+    match token_units(marker).into_iter().next() {
+        Some(first) if marker.starts_with(&first) => first,
+        _ => marker.to_string(),
+    }
+}
+
 /// The special tokens a dedicated handler's protocol writes (the general formats take theirs from
 /// the analysis).
 fn handler_tokens(h: Handler) -> Vec<String> {
@@ -615,4 +652,21 @@ fn regex_escape(s: &str) -> String {
         out.push(c);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::token_units;
+
+    #[test]
+    fn markers_glued_to_punctuation_split_into_tokens() {
+        assert_eq!(token_units("<|tool_call_start|>["), ["<|tool_call_start|>"]);
+        assert_eq!(token_units(":0<|tool_call_argument_begin|>"), ["<|tool_call_argument_begin|>"]);
+        assert_eq!(token_units("</param></function><|im_end|>"), ["</param>", "</function>", "<|im_end|>"]);
+        assert_eq!(token_units("[TOOL_CALLS]"), ["[TOOL_CALLS]"]);
+        // Words or open tags keep the marker whole.
+        for m in ["<function=", "<function name=\"", "<|message_sep|>\n\nfunction call<|role_sep|>", "functions.", ">", "<a <b>"] {
+            assert_eq!(token_units(m), [m]);
+        }
+    }
 }
