@@ -6,7 +6,8 @@
 //! - non-lazy grammars: the model output (`input`) — our grammars never spell out the prompt.
 //!
 //! The grammar must accept it (where llama.cpp's accepted) and reject corrupted versions of it
-//! (unknown tool, missing required argument, value outside an enum, broken JSON). Every grammar
+//! (unknown tool, missing required argument, broken JSON; and, with the called tool's string
+//! argument turned into an enum of its values, a value outside the enum). Every grammar
 //! must parse in our checker. Triggers and preserved tokens are compared with llama.cpp's
 //! `prompt_side`; the differences are justified in `TRIGGER_DIFFERENCES` / `PRESERVED_DIFFERENCES`.
 
@@ -19,7 +20,8 @@ use chat_autoparser::parse::generation_prompt;
 use chat_autoparser::{ChatTemplate, RenderOptions};
 use case_support::options_of;
 use gbnf_support::{accepts, corruptions, rejection, Tally};
-use serde_json::Value;
+use chat_autoparser::api::RequestOptions;
+use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// What our grammar sees of a case: `Ok(None)` when a lazy grammar never fires.
@@ -124,6 +126,15 @@ fn run() -> Outcome {
             if !ok {
                 return Err(format!("lazy={} {}", grammar.lazy, rejection(&parsed, &text)));
             }
+            if let Some((enum_options, good, bad)) = enum_variant(&case, &options, &text) {
+                let g = build_grammar(t.analysis(), &enum_options).map_err(|e| format!("enum build: {e}"))?;
+                let p = ParsedGrammar::parse(&g.gbnf).map_err(|e| format!("enum grammar does not parse: {e}"))?;
+                let ok = accepts(&p, &good) && !accepts(&p, &bad);
+                o.corrupt.entry("value outside enum").or_default().add(ok);
+                if !ok {
+                    o.failures.push(format!("case {id} {name}: enum value: accepts {:?} {} / rejects {bad:?} {}", good, accepts(&p, &good), !accepts(&p, &bad)));
+                }
+            }
             for (kind, bad) in corruptions(&case, &text) {
                 let rejected = !accepts(&parsed, &bad);
                 o.corrupt.entry(kind).or_default().add(rejected);
@@ -140,6 +151,31 @@ fn run() -> Outcome {
         o.by_handler.insert(handler, tally);
     }
     o
+}
+
+/// The case's request with the first called tool's first string argument (whose value occurs once
+/// in the text) made an enum of that value and another, with the text and the text holding a value
+/// outside the enum.
+fn enum_variant(case: &Value, options: &RequestOptions, text: &str) -> Option<(RequestOptions, String, String)> {
+    let call = case["expected"]["tool_calls"].as_array()?.first()?;
+    let args: Value = serde_json::from_str(call["arguments"].as_str()?).ok()?;
+    let (key, value) = args.as_object()?.iter().find_map(|(k, v)| {
+        let v = v.as_str().filter(|v| v.len() > 2 && text.matches(*v).count() == 1)?;
+        Some((k.clone(), v.to_string()))
+    })?;
+    // Every value the tool's calls give the argument is in the enum.
+    let mut values: Vec<Value> = case["expected"]["tool_calls"]
+        .as_array()?
+        .iter()
+        .filter(|c| c["name"] == call["name"])
+        .filter_map(|c| serde_json::from_str::<Value>(c["arguments"].as_str()?).ok()?.get(&key).cloned())
+        .collect();
+    values.push(json!("another value"));
+    let mut opts = options.clone();
+    let tool = opts.tools.iter_mut().find(|t| t["function"]["name"] == call["name"])?;
+    let prop = tool["function"]["parameters"]["properties"].get_mut(&key)?;
+    prop["enum"] = Value::Array(values);
+    Some((opts, text.to_string(), text.replacen(&value, "outside", 1)))
 }
 
 /// Triggers (kind, trimmed value, in order) and preserved tokens (as sets) against llama.cpp's.

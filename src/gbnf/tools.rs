@@ -425,7 +425,17 @@ impl Gen<'_> {
             let (raw_open, raw_close) = (&t.arguments.raw_value_start, &t.arguments.raw_value_end);
             if is_string && !raw_open.is_empty() && !raw_close.is_empty() {
                 // Or verbatim inside the template's raw wrapper (`<![CDATA[…]]>`).
-                let raw = Expr::seq([Expr::lit(raw_open.clone()), self.b.until(raw_close), Expr::lit(raw_close.clone())]);
+                // An enum (or const) keeps its values inside the wrapper too.
+                let allowed: Option<Vec<Expr>> = match (schema.get("enum").and_then(Value::as_array), schema.get("const")) {
+                    (Some(vals), _) => Some(vals.iter().filter_map(Value::as_str).map(Expr::lit).collect()),
+                    (None, Some(v)) => Some(v.as_str().map(Expr::lit).into_iter().collect()),
+                    (None, None) => None,
+                };
+                let body = match allowed {
+                    Some(vals) => Expr::alt(vals),
+                    None => self.b.until(raw_close),
+                };
+                let raw = Expr::seq([Expr::lit(raw_open.clone()), body, Expr::lit(raw_close.clone())]);
                 value = Expr::alt([raw, value]);
             }
             let (np, ns) = (self.marker(&t.arguments.name_prefix), self.marker(&t.arguments.name_suffix));
