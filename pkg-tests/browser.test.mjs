@@ -190,7 +190,7 @@ test('grammar: GBNF, triggers, and acceptance of the sample output', { skip: nee
   assert.match(await page.locator('#gbnf').textContent(), /root\s*::=/);
   assert.match(await page.locator('#accept').textContent(), /accepted/);
   await pasteOutput(page, TOOL_OUTPUT.replace('"arguments"', '"argz"'));
-  await page.locator('#accept .g-bad').waitFor({ timeout: 5000 });
+  await page.locator('#accept .g-bad').waitFor({ timeout: 15000 });
   assert.match(await page.locator('#accept').textContent(), /rejected/);
   await page.screenshot({ path: shot('grammar') });
   assert.deepEqual(errors, []);
@@ -207,7 +207,7 @@ test('live parse: the stream runs to the end and gives the tool call', { skip: n
   await page.locator('#delay').fill('0');
   await page.locator('#step').click();
   await page.locator('#step').click();
-  await page.waitForFunction(() => /^2\//.test(document.querySelector('#progress').textContent), null, { timeout: 5000 });
+  await page.waitForFunction(() => /^2\//.test(document.querySelector('#progress').textContent), null, { timeout: 15000 });
   await page.locator('#play').click();
   await page.waitForFunction(() => document.querySelector('#progress').textContent.startsWith('done'), null, { timeout: 20000 });
   const final = JSON.parse(await page.locator('#final-json').textContent());

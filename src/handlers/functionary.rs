@@ -15,6 +15,7 @@ use crate::Result;
 
 const RECIPIENT: &str = ">>>";
 const EOT: &str = "<|eot_id|>";
+const AFTER_STOP: &str = "text after <|eot_id|> ignored";
 const MARKERS: [&str; 2] = [RECIPIENT, EOT];
 /// The recipient that means "the user": plain content.
 const ALL: &str = "all";
@@ -185,7 +186,9 @@ impl Machine for FunctionaryParser {
             }
             State::Content => self.emit.content(text, out),
             State::AfterCall { ws } => {
-                if let Some(s) = release_after_ws(ws, text) {
+                if let Some(mut s) = release_after_ws(ws, text) {
+                    // Leaving AfterCall: the whitespace it still holds is content now.
+                    s.push_str(&std::mem::take(ws));
                     self.emit.content(&s, out);
                     self.state = State::Content;
                 }
@@ -193,7 +196,13 @@ impl Machine for FunctionaryParser {
             State::Args(a) => {
                 a.feed(text, out);
             }
-            State::Stopped => {}
+            State::Stopped => {
+                // Dropped, but never silently: one diagnostic for all text after the stop.
+                let reported = self.diags.0.last().map_or(false, |d| d.message == AFTER_STOP);
+                if !text.trim().is_empty() && !reported {
+                    self.diags.add(at, AFTER_STOP);
+                }
+            }
         }
         text.len()
     }

@@ -88,7 +88,9 @@ impl Machine for MinistralParser {
         match &mut self.state {
             State::Content => self.emit.content(text, out),
             State::AfterCall { ws } => {
-                if let Some(s) = release_after_ws(ws, text) {
+                if let Some(mut s) = release_after_ws(ws, text) {
+                    // Leaving AfterCall: the whitespace it still holds is content now.
+                    s.push_str(&std::mem::take(ws));
                     self.emit.content(&s, out);
                     self.state = State::Content;
                 }

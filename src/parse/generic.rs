@@ -193,7 +193,8 @@ impl GenericParser {
 }
 
 /// Tool calls in a JSON body: one object or an array of objects, each `{"name", "arguments"}`
-/// (`parameters` accepted, an OpenAI `{"function": {...}}` wrapper too). None if any is malformed.
+/// (`parameters` accepted, an OpenAI `{"function": {...}}` wrapper too). None if any is malformed
+/// or has members other than those.
 fn parse_calls(body: &str) -> Option<Vec<(String, String, String)>> {
     let v: Value = serde_json::from_str(body.trim()).ok()?;
     let items = match v {
@@ -208,6 +209,12 @@ fn parse_calls(body: &str) -> Option<Vec<(String, String, String)>> {
         .iter()
         .map(|item| {
             let f = item.get("function").filter(|f| f.is_object()).unwrap_or(item);
+            // A member we do not read would be dropped silently: such an object is not a call.
+            const KNOWN: [&str; 6] = ["name", "arguments", "parameters", "id", "type", "function"];
+            let known = |o: &Value| o.as_object().is_some_and(|m| m.keys().all(|k| KNOWN.contains(&k.as_str())));
+            if !known(item) || !known(f) {
+                return None;
+            }
             let name = f.get("name")?.as_str().filter(|n| !n.is_empty())?.to_string();
             let args = match f.get("arguments").or_else(|| f.get("parameters")) {
                 Some(Value::String(s)) => s.clone(),

@@ -56,3 +56,51 @@ pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
 pub fn js<T>(r: crate::Result<T>) -> Result<T, JsValue> {
     r.map_err(to_js_error)
 }
+
+thread_local! {
+    /// Property names used for every delta, converted to JS strings once.
+    static KEYS: [JsValue; 8] = ["content", "reasoning_content", "tool_calls", "index", "id", "type", "function", "name"]
+        .map(JsValue::from_str);
+    static KEY_ARGUMENTS: JsValue = JsValue::from_str("arguments");
+    static FUNCTION: JsValue = JsValue::from_str("function");
+}
+
+fn set(obj: &JsValue, key: &JsValue, value: &JsValue) {
+    let _ = js_sys::Reflect::set(obj, key, value);
+}
+
+/// Deltas as plain JS objects, built directly: the stream hot path (one call per chunk) avoids the
+/// generic serializer, which was most of the per-chunk cost.
+pub fn deltas_to_js(deltas: &[crate::api::Delta]) -> JsValue {
+    use crate::api::Delta;
+    let out = js_sys::Array::new_with_length(deltas.len() as u32);
+    KEYS.with(|k| {
+        for (i, d) in deltas.iter().enumerate() {
+            let obj: JsValue = js_sys::Object::new().into();
+            match d {
+                Delta::Content(s) => set(&obj, &k[0], &JsValue::from_str(s)),
+                Delta::Reasoning(s) => set(&obj, &k[1], &JsValue::from_str(s)),
+                Delta::ToolCall { index, id, name, arguments } => {
+                    let call: JsValue = js_sys::Object::new().into();
+                    set(&call, &k[3], &JsValue::from_f64(*index as f64));
+                    if let Some(id) = id {
+                        set(&call, &k[4], &JsValue::from_str(id));
+                    }
+                    let function: JsValue = js_sys::Object::new().into();
+                    if let Some(name) = name {
+                        FUNCTION.with(|f| set(&call, &k[5], f));
+                        set(&function, &k[7], &JsValue::from_str(name));
+                    }
+                    if let Some(a) = arguments {
+                        KEY_ARGUMENTS.with(|key| set(&function, key, &JsValue::from_str(a)));
+                    }
+                    set(&call, &k[6], &function);
+                    let calls = js_sys::Array::of1(&call);
+                    set(&obj, &k[2], &calls);
+                }
+            }
+            out.set(i as u32, obj);
+        }
+    });
+    out.into()
+}

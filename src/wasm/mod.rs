@@ -157,18 +157,18 @@ impl JsStreamParser {
 
     /// Consume a chunk; returns the deltas it completed (often none while a marker may be starting).
     /// Never throws on malformed output: see `diagnostics`.
-    pub fn push(&mut self, chunk: &str) -> Result<JsValue, JsValue> {
-        to_js(&self.inner.push(chunk))
+    pub fn push(&mut self, chunk: &str) -> JsValue {
+        convert::deltas_to_js(&self.inner.push(chunk))
     }
 
     /// End of output: returns the remaining deltas. With `isPartial: false`, output that ends inside a
     /// tool call throws a `Parse` error with `offset`; its `deltas` property holds the flushed deltas.
     pub fn finish(&mut self) -> Result<JsValue, JsValue> {
         match self.inner.finish() {
-            Ok(deltas) => to_js(&deltas),
+            Ok(deltas) => Ok(convert::deltas_to_js(&deltas)),
             Err(e) => {
                 let err = convert::to_js_error(e);
-                let deltas = to_js(&self.inner.take_failed_deltas())?;
+                let deltas = convert::deltas_to_js(&self.inner.take_failed_deltas());
                 let _ = js_sys::Reflect::set(&err, &JsValue::from_str("deltas"), &deltas);
                 Err(err)
             }

@@ -1,0 +1,93 @@
+//! The long fuzz run: seeded random chunkings and mutations of every cases.jsonl input and the bench
+//! inputs, for every parser, until N chunked runs are done. Each text is parsed whole and in random
+//! chunkings (same message, deltas and error — no divergence), must not panic, and must pass the
+//! accounting check (no silently dropped text). Same checks as tests/fuzz_stream.rs and
+//! tests/accounting.rs, just many more of them:
+//!
+//! ```sh
+//! nice cargo run --profile bench --example fuzz_long -- 1000000 [SEED]
+//! ```
+//!
+//! Prints progress every 100k runs and a final `fuzz_long: N chunked runs, …` line. Exits non-zero
+//! on a divergence or an unknown accounting violation; a panic aborts with the offending input.
+
+#[path = "../tests/fuzz_support/mod.rs"]
+mod fuzz_support;
+
+use fuzz_support::*;
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// The input being checked, printed by the panic hook (the bench profile aborts on panic).
+static CURRENT: Mutex<String> = Mutex::new(String::new());
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let target: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(1_000_000);
+    let seed: u64 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(1);
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if let Ok(c) = CURRENT.lock() {
+            eprintln!("PANIC while checking {}", *c);
+        }
+        default_hook(info);
+    }));
+
+    let mut templates = Templates::default();
+    let mut subjects = case_subjects(&mut templates);
+    subjects.extend(bench_subjects(&mut templates, &["1k", "2k"]));
+    let mut rng = Rng::new(seed);
+    let t0 = Instant::now();
+    let (mut runs, mut texts, mut bytes, mut reported, mut known_silent, mut known_auto) = (0u64, 0u64, 0u64, 0u64, 0u64, 0u64);
+    let mut next_report = 100_000;
+    let mut failures = Vec::new();
+    while runs < target {
+        let s = &subjects[rng.below(subjects.len())];
+        // One text in four is the original, the rest mutated.
+        let text = if rng.below(4) == 0 { s.text.clone() } else { mutate_subject(s, &mut rng) };
+        if let Ok(mut c) = CURRENT.lock() {
+            *c = format!("{}: {text:?}", s.label);
+        }
+        let n = 4;
+        let auto = s.label.ends_with(" auto");
+        match stream_equals_whole(s, &text, &mut rng, n) {
+            // Known: the AutoParser streams arguments of a call whose JSON turns out malformed.
+            Err(e) if auto && e.contains("DIVERGENCE") => known_auto += 1,
+            Err(e) => failures.push(e),
+            Ok(_) => {}
+        }
+        match account(s, &text) {
+            Accounting::Complete => {}
+            Accounting::Reported(_) => reported += 1,
+            // Known: harmony header text dropped without a diagnostic (see tests/accounting.rs).
+            Accounting::Silent(_) if s.label.contains("gpt-oss-120b.jinja) handler") => known_silent += 1,
+            // Known: the AutoParser drops a mangled "arguments" member of a JSON call.
+            Accounting::Silent(_) if auto => known_auto += 1,
+            Accounting::Silent(lost) => failures.push(format!("{}: SILENT loss {lost:?} in {text:?}", s.label)),
+        }
+        runs += n as u64;
+        texts += 1;
+        bytes += text.len() as u64 * (n as u64 + 2);
+        if runs >= next_report {
+            eprintln!("  {runs} runs, {texts} texts, {:.0?}, {} failures", t0.elapsed(), failures.len());
+            next_report += 100_000;
+        }
+        if failures.len() >= 20 {
+            break;
+        }
+    }
+    for f in &failures {
+        println!("FAIL {f}");
+    }
+    println!(
+        "fuzz_long: {runs} chunked runs over {texts} texts ({} MB parsed) in {:.1?}, seed {seed}: {} failures \
+         (divergence/unknown silent loss), {reported} losses reported by a diagnostic, {known_silent} known silent \
+         harmony header drops, {known_auto} known AutoParser issues (malformed-argument divergence / mangled key)",
+        bytes / 1_000_000,
+        t0.elapsed(),
+        failures.len()
+    );
+    if !failures.is_empty() {
+        std::process::exit(1);
+    }
+}

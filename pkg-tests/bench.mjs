@@ -1,0 +1,111 @@
+// Wasm figures for BENCHMARKS.md, measured through the built Node package, then the report itself:
+// reads target/bench-native.json (written just before by `cargo bench --bench report`), measures
+// analysis per template through wasm, wasm size raw and gzipped, and streaming through wasm when the
+// package exports a parser, and writes BENCHMARKS.md with every figure next to its reference.
+// Run by scripts/bench.sh (`npm run bench`); not part of `npm test` (its name does not end in .test.mjs).
+import { readFileSync, writeFileSync, readdirSync, existsSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { repoRoot, sharedDir } from './helpers.mjs';
+
+const require = createRequire(import.meta.url);
+const pkg = require(join(repoRoot, 'pkg/node/chat_autoparser.js'));
+const native = JSON.parse(readFileSync(join(repoRoot, 'target/bench-native.json'), 'utf8'));
+const fuzz = existsSync(join(repoRoot, 'target/fuzz-long.txt')) ? readFileSync(join(repoRoot, 'target/fuzz-long.txt'), 'utf8').trim() : '';
+
+function median(fn, budgetMs = 150) {
+  const t0 = performance.now(); fn(); const once = Math.max(performance.now() - t0, 0.001);
+  const reps = Math.min(2000, Math.max(3, Math.floor(budgetMs / once)));
+  const v = [];
+  for (let i = 0; i < reps; i++) { const t = performance.now(); fn(); v.push(performance.now() - t); }
+  v.sort((a, b) => a - b);
+  return v[v.length >> 1];
+}
+
+// Analysis per template through wasm: compile + caps probe + analysis, from source, every time.
+const tdir = join(sharedDir, 'conformance/templates');
+const wasmAnalysis = {};
+for (const name of readdirSync(tdir).filter((n) => n.endsWith('.jinja')).sort()) {
+  const src = readFileSync(join(tdir, name), 'utf8');
+  wasmAnalysis[name] = median(() => { try { pkg.analyzeTemplate(src); } catch { /* counted as time spent */ } });
+}
+
+// Streaming through wasm, if the package exposes a stream parser (the JS parse API lands separately).
+const streaming = [];
+const Stream = pkg.StreamParser;
+if (typeof Stream === 'function') {
+  for (const r of native.parsing) {
+    const [family, size] = [r.input.replace(/-\d+k$/, ''), r.input.match(/\d+k$/)[0]];
+    const template = { 'qwen3-coder': 'Qwen3-Coder.jinja', 'hermes-2-pro': 'NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja',
+      'gpt-oss': 'openai-gpt-oss-120b.jinja', 'qwen3.5-4b': 'Qwen3.5-4B.jinja' }[family];
+    const text = readFileSync(join(sharedDir, `bench/inputs/${family}-${size}.txt`), 'utf8');
+    const t = new pkg.ChatTemplate(readFileSync(join(tdir, template), 'utf8'));
+    const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' }, unit: { type: 'string' } } } } }];
+    const chunks = text.match(/[\s\S]{1,4}/gu) ?? [];
+    try {
+      const whole = median(() => { const p = new Stream(t, { tools }); p.push(text); p.finish(); });
+      const stream = median(() => { const p = new Stream(t, { tools }); for (const c of chunks) p.push(c); p.finish(); });
+      streaming.push({ input: r.input, whole, stream });
+    } catch (e) { streaming.push({ input: r.input, error: String(e.message ?? e) }); break; }
+  }
+}
+
+const wasmPath = join(repoRoot, 'pkg/web/chat_autoparser_bg.wasm');
+const wasmBytes = readFileSync(wasmPath);
+const sizes = { raw: wasmBytes.length, gzip: gzipSync(wasmBytes, { level: 9 }).length };
+
+// Reference figures: shared/bench/README.md (llama.cpp, native C++ -O3, one core).
+const REF = {
+  whole8k: { 'qwen3-coder': 0.21, 'hermes-2-pro': 0.34, 'gpt-oss': 0.30, 'qwen3.5-4b': 1.22 },
+  stream: { 'qwen3-coder': [18, 60, 216, 833], 'hermes-2-pro': [26, 87, 221, 892], 'gpt-oss': [28, 87, 308, 1059], 'qwen3.5-4b': [39, 91, 366, 1290] },
+};
+const f = (x, d = 2) => (x === undefined ? 'n/a' : x.toFixed(d));
+const nat = native.analysis.map((a) => a.ms).sort((a, b) => a - b);
+const was = Object.values(wasmAnalysis).sort((a, b) => a - b);
+const sum = (v) => v.reduce((a, b) => a + b, 0);
+const med = (v) => v[v.length >> 1];
+const lines = [];
+lines.push('# Benchmarks', '');
+lines.push(`Measured side by side in one run by \`npm run bench\` (scripts/bench.sh: \`cargo bench --bench report\` natively, then`);
+lines.push(`\`node pkg-tests/bench.mjs\` through the wasm build) on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, on the shared 2-vCPU`);
+lines.push('development VM (other builds were running: treat small differences as noise). Reference: llama.cpp, native C++ -O3,');
+lines.push('one core of a similar machine (shared/bench/README.md). Times are medians.', '');
+lines.push('## Template analysis (compile + capability probe + differential analysis, from source)', '');
+lines.push('| | templates | total | median | min | max |', '|---|---:|---:|---:|---:|---:|');
+lines.push(`| native | ${nat.length} | ${f(sum(nat), 1)} ms | ${f(med(nat))} ms | ${f(nat[0])} ms | ${f(nat.at(-1))} ms |`);
+lines.push(`| wasm (Node) | ${was.length} | ${f(sum(was), 1)} ms | ${f(med(was))} ms | ${f(was[0])} ms | ${f(was.at(-1))} ms |`);
+lines.push('| reference (llama.cpp, 59 templates) | 59 | ≈684 ms | 8.5 ms | 1.5 ms | 62 ms |', '');
+lines.push('Target: all templates in wasm ≤ half the reference (≤ 342 ms).', '');
+lines.push('## Parsing the bench inputs (native)', '');
+lines.push('Whole = one parse of the whole text; stream = the same text pushed in 4-byte chunks into one parser (each chunk');
+lines.push('parsed once: O(n) in total). The reference "stream" re-parses everything after each chunk, as llama.cpp\'s server does.', '');
+lines.push('| input | bytes | whole | MB/s | stream, 4-byte chunks | stream / whole | reference whole (8K) | reference stream | parser holds |');
+lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+for (const r of native.parsing) {
+  const fam = r.input.replace(/-\d+k$/, '');
+  const idx = ['1k', '2k', '4k', '8k'].indexOf(r.input.match(/\d+k$/)[0]);
+  lines.push(`| ${r.input} | ${r.bytes} | ${f(r.whole_ms, 3)} ms | ${f(r.whole_mb_s, 0)} | ${f(r.stream4_ms, 3)} ms | ×${f(r.stream4_ms / r.whole_ms, 1)} | ${idx === 3 ? REF.whole8k[fam] + ' ms' : ''} | ${REF.stream[fam][idx]} ms | ${r.held_bytes} B |`);
+}
+lines.push('', '"Parser holds": heap held by a StreamParser after the whole 8K stream, counted by a global allocator; it includes the');
+lines.push('message it accumulates (content, reasoning, arguments) — about 1.2–1.8× the input — so per-parser state is small.', '');
+lines.push('Targets: natively the 8K stream ≤ 1.5 × one whole parse, growth 1K→8K ≈ ×8; whole-text ≥ 100 MB/s on content-heavy text.', '');
+lines.push('## Streaming through wasm (Node, every chunk crosses the JS↔wasm boundary)', '');
+if (streaming.length && !streaming[0].error) {
+  lines.push('| input | whole | stream, 4-byte chunks | reference stream |', '|---|---:|---:|---:|');
+  for (const s of streaming) lines.push(`| ${s.input} | ${f(s.whole, 3)} ms | ${f(s.stream, 3)} ms | ${REF.stream[s.input.replace(/-\d+k$/, '')][['1k', '2k', '4k', '8k'].indexOf(s.input.match(/\d+k$/)[0])]} ms |`);
+} else {
+  lines.push(`Not measured: ${streaming[0]?.error ?? 'the package does not export a StreamParser yet (the JS parse API is a separate branch)'}.`);
+  lines.push('Target: the 8K stream ≤ 8 ms, linear.');
+}
+lines.push('', '## Package size', '');
+lines.push('| | bytes |', '|---|---:|');
+lines.push(`| chat_autoparser_bg.wasm, raw | ${sizes.raw} |`, `| gzip -9 | ${sizes.gzip} |`, '');
+lines.push('## Fuzzing', '');
+lines.push(fuzz ? `Long run (\`nice cargo run --profile bench --example fuzz_long -- 2000000 7\`):\n\n    ${fuzz}` : 'Long run not recorded in this run (scripts/bench.sh with FUZZ=1 runs it).');
+lines.push('', 'Each "chunked run" parses one text (an original cases.jsonl or bench input, or a seeded mutation of it) in a random');
+lines.push('chunking and compares it with the whole-text parse; each text also passes the accounting check (no letter of the');
+lines.push('output silently dropped). Known classes are counted separately and described in tests/accounting.rs and tests/fuzz_stream.rs.');
+lines.push('cargo-fuzz targets (libFuzzer, nightly): `cd fuzz && cargo +nightly fuzz run diff_split|analyze_template|stream_parser|gbnf_check`.', '');
+writeFileSync(join(repoRoot, 'BENCHMARKS.md'), lines.join('\n'));
+console.log(lines.join('\n'));

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Benchmarks, side by side in one run: native figures (cargo bench --bench report), the wasm build,
+# then wasm figures through Node and BENCHMARKS.md (pkg-tests/bench.mjs). FUZZ=1 also runs the
+# long fuzz run (2,000,000 chunked runs) and records its summary. Not part of `npm test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+echo "== cargo bench --bench report"
+cargo bench --bench report
+if [ "${FUZZ:-}" = "1" ]; then
+  echo "== fuzz_long"
+  cargo run --profile bench --example fuzz_long -- 2000000 7 | tee target/fuzz-long.txt
+fi
+echo "== build wasm"
+bash scripts/build.sh
+echo "== node pkg-tests/bench.mjs"
+node pkg-tests/bench.mjs

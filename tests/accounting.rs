@@ -1,0 +1,123 @@
+//! The accounting invariant: every letter and digit of model output ends up in content, reasoning,
+//! a tool call's name, id or arguments, or is part of a marker the parser recognises — nothing is
+//! dropped silently (see `fuzz_support::lost_letters` for the checker). Text a parser drops while
+//! reporting it (a diagnostic or a finish error) is counted separately.
+
+mod fuzz_support;
+
+use fuzz_support::*;
+
+const HARMONY_KNOWN: usize = 14;
+const AUTO_KNOWN: usize = 11;
+
+struct Tally {
+    checked: usize,
+    complete: usize,
+    reported: Vec<String>,
+    silent: Vec<String>,
+}
+
+fn tally(subjects: &[Subject], mutations: usize, seed: u64) -> Tally {
+    let mut t = Tally { checked: 0, complete: 0, reported: Vec::new(), silent: Vec::new() };
+    for (i, s) in subjects.iter().enumerate() {
+        let mut rng = Rng::new(seed + i as u64);
+        let mut texts = vec![s.text.clone()];
+        texts.extend((0..mutations).map(|_| mutate_subject(s, &mut rng)));
+        for text in texts {
+            t.checked += 1;
+            match account(s, &text) {
+                Accounting::Complete => t.complete += 1,
+                Accounting::Reported(lost) => t.reported.push(format!("{}: lost {lost:?} in {text:?}", s.label)),
+                Accounting::Silent(lost) => t.silent.push(format!("{}: lost {lost:?} in {text:?}", s.label)),
+            }
+        }
+    }
+    t
+}
+
+fn print(name: &str, t: &Tally) {
+    println!(
+        "{name}: {}/{} fully accounted, {} lost with a diagnostic, {} silently",
+        t.complete,
+        t.checked,
+        t.reported.len(),
+        t.silent.len()
+    );
+    for s in t.silent.iter().take(15) {
+        println!("  SILENT {s}");
+    }
+    if std::env::var_os("SHOW").is_some() {
+        for s in &t.reported {
+            println!("  reported {s}");
+        }
+    }
+}
+
+#[test]
+fn case_outputs_are_fully_accounted() {
+    let mut templates = Templates::default();
+    let mut subjects = case_subjects(&mut templates);
+    subjects.extend(bench_subjects(&mut templates, &["1k"]));
+    let t = tally(&subjects, 0, 0);
+    print("accounting (cases + bench)", &t);
+    assert!(t.silent.is_empty(), "{:#?}", t.silent);
+}
+
+#[test]
+fn mutated_outputs_are_fully_accounted() {
+    let subjects = case_subjects(&mut Templates::default());
+    let t = tally(&subjects, 12, 50_000);
+    print("accounting (mutated cases)", &t);
+    // Known, reported to the owners:
+    // - the harmony handler drops header text it does not understand without a diagnostic — a role
+    //   other than `assistant` (`<|start|>assista>nt`), a header without `<|channel|>`
+    //   (`<|c}hannel|>analysis`), header words other than `to=` and `<|constrain|>`;
+    // - the AutoParser reads a JSON call object with a mangled `"arguments"` key (`"argument{s"`,
+    //   `""`) as a call with empty arguments, dropping that member (the generic parser keeps such
+    //   an object as content with a diagnostic).
+    let harmony = t.silent.iter().filter(|s| s.contains("gpt-oss-120b.jinja) handler")).count();
+    let auto = t.silent.iter().filter(|s| s.split(':').next().is_some_and(|l| l.ends_with(" auto"))).count();
+    assert_eq!(harmony + auto, t.silent.len(), "unexpected silent losses: {:#?}", t.silent);
+    assert!(harmony <= HARMONY_KNOWN && auto <= AUTO_KNOWN, "harmony {harmony}, auto {auto}");
+    assert!(t.complete >= 8564, "{}", t.complete);
+}
+
+#[test]
+fn checker_catches_dropped_text() {
+    use chat_autoparser::api::{Message, ToolCall};
+    let markers = vec!["<tool_call>".to_string(), "</tool_call>".to_string()];
+    let out = "Hi <tool_call>{\"name\": \"f\", \"arguments\": {\"q\": \"caf\\u00e9\"}}</tool_call>";
+    let mut m = Message { content: "Hi ".into(), ..Default::default() };
+    m.tool_calls.push(ToolCall::new("", "f", "{\"q\": \"café\"}"));
+    assert!(lost_letters(out, &markers, &m).is_empty(), "escaped arguments count unescaped");
+    m.content = "H".into();
+    assert_eq!(lost_letters(out, &markers, &m), vec![('i', 1)]);
+    m.content = "Hi".into();
+    m.tool_calls[0].function.name = "g".into();
+    assert_eq!(lost_letters(out, &markers, &m), vec![('f', 1)]);
+}
+
+#[test]
+fn generic_call_with_unknown_members_is_kept_as_content() {
+    use chat_autoparser::analysis::Handler;
+    use chat_autoparser::api::RequestOptions;
+    use chat_autoparser::handlers::make_parser;
+    // Mutations found this: the `"": {…}` member used to vanish, leaving a call with `{}` arguments.
+    let text = "<tool_call>\n{\"name\": \"f\", \"\": {\"arg1\": 1}}</tool_call>";
+    let run = run_chunks(make_parser(Handler::Autoparser, &RequestOptions::default(), ""), &[text], false);
+    assert!(run.message.tool_calls.is_empty(), "{:?}", run.message);
+    assert_eq!(run.message.content, text);
+}
+
+#[test]
+fn text_after_a_functionary_stop_is_reported() {
+    use chat_autoparser::analysis::Handler;
+    use chat_autoparser::api::RequestOptions;
+    use chat_autoparser::handlers::make_parser;
+    // Found by fuzz_long: text after `<|eot_id|>` was dropped without a diagnostic.
+    let mut p = make_parser(Handler::FunctionaryV32, &RequestOptions::default(), "");
+    let mut out = Vec::new();
+    p.push(">>>all\nHe<|eot_id|>llo", &mut out);
+    p.finish(false, &mut out).unwrap();
+    assert!(p.diagnostics().iter().any(|d| d.message.contains("after <|eot_id|>")), "{:?}", p.diagnostics());
+}

@@ -1,0 +1,147 @@
+//! Hostile templates and inputs, natively: endless loops, runaway recursion, huge output, deeply
+//! nested data, 5,000 tools, a huge template source, and the *analysis* of such templates (it
+//! renders dozens of times, so its total must stay bounded too). Each must give a clear error or a
+//! correct result within a second (five in a debug build; the wasm build is checked in
+//! pkg-tests/hostile.test.mjs). Optimized figures: `cargo test --profile bench --test
+//! hostile_templates -- --nocapture --test-threads 1`.
+
+use chat_autoparser::analysis::Handler;
+use chat_autoparser::api::RequestOptions;
+use chat_autoparser::handlers::make_parser;
+use chat_autoparser::{ChatTemplate, ErrorKind, RenderOptions};
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+/// One second in an optimized build; debug builds (plain `cargo test`, on a shared machine) get five.
+const SECOND: Duration = Duration::from_secs(if cfg!(debug_assertions) { 5 } else { 1 });
+
+fn context(tools: serde_json::Value) -> serde_json::Value {
+    json!({"messages": [{"role": "user", "content": "hi"}], "tools": tools, "add_generation_prompt": true})
+}
+
+/// The templates a pasted-anything playground must survive. Each renders (if at all) into an error
+/// or a bounded result.
+const HOSTILE: &[(&str, &str)] = &[
+    ("nested loops", "{% for i in range(100000) %}{% for j in range(100000) %}{{ i }}{% endfor %}{% endfor %}"),
+    ("macro recursion", "{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}"),
+    ("string bomb", "{% set s = namespace(v='x') %}{% for i in range(64) %}{% set s.v = s.v ~ s.v %}{% endfor %}{{ s.v }}"),
+    ("multiplied output", "{% for i in range(10000) %}{{ 'x' * 100000 }}{% endfor %}"),
+    ("recursive include-like self call", "{% macro m() %}{% for x in range(10) %}{{ m() }}{% endfor %}{% endmacro %}{{ m() }}"),
+    ("loop over messages forever", "{% for m in messages * 1000000 %}{{ m.content }}{% endfor %}"),
+    (
+        "fuel-heavy but valid",
+        "{% for i in range(300000) %}{% endfor %}{% for m in messages %}<|{{ m.role }}|>{{ m.content }}<|end|>{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}",
+    ),
+];
+
+#[test]
+fn hostile_templates_fail_fast_or_render() {
+    for (name, source) in HOSTILE {
+        let t0 = Instant::now();
+        let result = ChatTemplate::new(source, RenderOptions::default()).and_then(|t| t.render(&context(json!([]))));
+        let took = t0.elapsed();
+        match &result {
+            Ok(s) => assert!(s.len() <= 8 << 20, "{name}: {} bytes", s.len()),
+            Err(e) => {
+                assert!(matches!(e.kind(), ErrorKind::Limit | ErrorKind::Render), "{name}: {e}");
+                assert!(!e.to_string().is_empty());
+            }
+        }
+        println!("hostile render {name}: {} in {took:?}", if result.is_ok() { "ok" } else { "error" });
+        assert!(took < SECOND, "{name}: {took:?}");
+    }
+}
+
+#[test]
+fn analysis_of_hostile_templates_is_bounded() {
+    // Analysis renders the template dozens of times; each render has its own fuel, so a template that
+    // burns nearly all of it on every render costs (renders × one render).
+    let mut total = Duration::ZERO;
+    for (name, source) in HOSTILE {
+        let Ok(t) = ChatTemplate::new(source, RenderOptions::default()) else { continue };
+        let t0 = Instant::now();
+        let a = t.analysis();
+        let took = t0.elapsed();
+        total += took;
+        println!(
+            "hostile analysis {name}: {took:?}, complete {}, {} diffs, {} diagnostics",
+            a.analysis_complete,
+            a.diffs.len(),
+            a.diagnostics.len()
+        );
+        assert!(took < Duration::from_secs(20), "{name}: analysis took {took:?}");
+    }
+    println!("hostile analysis total: {total:?}");
+}
+
+#[test]
+fn five_thousand_tools_render_in_time() {
+    let tools: Vec<_> = (0..5000)
+        .map(|i| {
+            json!({"type": "function", "function": {"name": format!("tool_{i}"), "description": "d",
+                "parameters": {"type": "object", "properties": {"a": {"type": "string"}}}}})
+        })
+        .collect();
+    let source = "{% for t in tools %}{{ t | tojson }}\n{% endfor %}{% for m in messages %}{{ m.content }}{% endfor %}";
+    let t0 = Instant::now();
+    let out = ChatTemplate::new(source, RenderOptions::default()).and_then(|t| t.render(&context(json!(tools))));
+    let took = t0.elapsed();
+    match out {
+        Ok(s) => assert_eq!(s.matches("\"name\": \"tool_").count(), 5000, "every tool rendered"),
+        Err(e) => assert_eq!(e.kind(), ErrorKind::Limit, "{e}"),
+    }
+    println!("5000 tools: rendered in {took:?}");
+    assert!(took < SECOND, "{took:?}");
+}
+
+#[test]
+fn huge_template_source_compiles_or_fails_fast() {
+    // 2 MB of template text with 50,000 expressions.
+    let source: String = (0..50_000).map(|i| format!("line {i} {{{{ messages[0].content }}}} padding padding\n")).collect();
+    let t0 = Instant::now();
+    let r = ChatTemplate::new(&source, RenderOptions::default()).and_then(|t| t.render(&context(json!([]))));
+    let took = t0.elapsed();
+    println!("huge source ({} bytes): {} in {took:?}", source.len(), if r.is_ok() { "rendered" } else { "error" });
+    if let Err(e) = &r {
+        assert!(matches!(e.kind(), ErrorKind::Limit | ErrorKind::TemplateSyntax), "{e}");
+    }
+    assert!(took < 2 * SECOND, "{took:?}");
+}
+
+#[test]
+fn deeply_nested_data_and_syntax_fail_cleanly() {
+    // 1,000 deep (serde_json's own drop of a much deeper Value overflows a test thread's stack; the
+    // JS side feeds 100,000-deep data in pkg-tests/hostile.test.mjs).
+    let mut v = json!("leaf");
+    for _ in 0..1_000 {
+        v = json!([v]);
+    }
+    let t0 = Instant::now();
+    let t = ChatTemplate::new("{{ messages | tojson }}{{ messages[0] }}", RenderOptions::default()).unwrap();
+    let r = t.render(&json!({ "messages": v }));
+    assert!(r.is_err(), "1,000-deep nesting is refused");
+    // Deeply nested template syntax: 5,000 open parentheses.
+    let source = format!("{{{{ {}1{} }}}}", "(".repeat(5000), ")".repeat(5000));
+    let r = ChatTemplate::new(&source, RenderOptions::default()).and_then(|t| t.render(&json!({})));
+    assert!(r.is_err(), "5,000 nested parentheses are refused");
+    assert!(t0.elapsed() < SECOND);
+}
+
+#[test]
+fn hostile_model_output_parses_in_linear_time() {
+    // Marker soup: every parser must stay linear on text made of (partial) markers.
+    let soups = ["<tool_call>".repeat(20_000), "<|".repeat(100_000), "[TOOL_CALLS]".repeat(20_000), "{\"".repeat(100_000)];
+    for handler in [Handler::Autoparser, Handler::GptOss, Handler::FunctionaryV32, Handler::Ministral3] {
+        for soup in &soups {
+            let t0 = Instant::now();
+            let mut p = make_parser(handler, &RequestOptions::default(), "");
+            let mut out = Vec::new();
+            for chunk in soup.as_bytes().chunks(4096) {
+                p.push(std::str::from_utf8(chunk).unwrap(), &mut out);
+            }
+            let _ = p.finish(false, &mut out);
+            let took = t0.elapsed();
+            assert!(took < SECOND, "{handler:?} on {} bytes of {:?}…: {took:?}", soup.len(), &soup[..12]);
+        }
+    }
+}
