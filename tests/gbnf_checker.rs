@@ -121,3 +121,10 @@ fn mutations_never_panic() {
     println!("mutated grammars run without panic: {runs}");
     assert!(runs >= 500);
 }
+
+/// Rule names are llama.cpp's `[a-zA-Z0-9-]`: an underscore is a syntax error there, so here too.
+#[test]
+fn rule_names_follow_llama_cpp() {
+    assert!(ParsedGrammar::parse("root ::= a-b\na-b ::= \"x\"").is_ok());
+    assert!(ParsedGrammar::parse("root ::= a_b\na_b ::= \"x\"").is_err());
+}

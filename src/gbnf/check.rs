@@ -355,8 +355,10 @@ struct Parser {
     depth: usize,
 }
 
+/// Rule-name characters, exactly as llama.cpp's grammar parser reads them (no `_`): a grammar
+/// that parses here is valid GBNF for llama.cpp.
 fn is_word_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '-' || c == '_'
+    c.is_ascii_alphanumeric() || c == '-'
 }
 
 impl Parser {

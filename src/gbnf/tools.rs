@@ -32,6 +32,14 @@ pub struct Grammar {
     pub triggers: Vec<Trigger>,
     /// Strings the runtime must keep as single special tokens.
     pub preserved_tokens: Vec<String>,
+    /// The reasoning block's markers (trimmed; empty when the output has none). A runtime applying
+    /// a lazy grammar should not fire triggers inside a closed reasoning block, as llama.cpp skips
+    /// thinking blocks when it searches for triggers: a call the model only thinks about is text.
+    #[serde(default)]
+    pub reasoning_start: String,
+    /// See `reasoning_start`.
+    #[serde(default)]
+    pub reasoning_end: String,
 }
 
 /// A lazy-grammar trigger, as llama.cpp's `common_grammar_trigger`.
@@ -96,14 +104,23 @@ pub fn build_grammar(analysis: &Analysis, options: &RequestOptions) -> Result<Gr
     let tools = if options.tool_choice == ToolChoice::None { Vec::new() } else { parse_tools(&options.tools)? };
     let mut g = Gen { b: GrammarBuilder::new(), a: analysis, opts: options };
     let thinking = options.enable_thinking;
+    let (reasoning_start, reasoning_end) = reasoning_markers(analysis).map(|(s, e)| (s.trim().to_string(), e.trim().to_string())).unwrap_or_default();
+    let grammar = |gbnf: String, lazy: bool, triggers: Vec<Trigger>, preserved_tokens: Vec<String>| Grammar {
+        gbnf,
+        lazy,
+        triggers,
+        preserved_tokens,
+        reasoning_start: reasoning_start.clone(),
+        reasoning_end: reasoning_end.clone(),
+    };
     if let Some(schema) = &options.json_schema {
         let root = g.response_root(schema, thinking)?;
-        let preserved = g.preserved(Vec::new());
-        return Ok(Grammar { gbnf: g.b.finish(root), lazy: false, triggers: Vec::new(), preserved_tokens: preserved });
+        let preserved = g.preserved(handler_tokens(analysis.handler));
+        return Ok(grammar(g.b.finish(root), false, Vec::new(), preserved));
     }
     let has_format = analysis.handler != Handler::Autoparser || analysis.tools.format.mode != ToolFormat::None;
     if tools.is_empty() || !has_format {
-        return Ok(Grammar { gbnf: String::new(), lazy: false, triggers: Vec::new(), preserved_tokens: Vec::new() });
+        return Ok(Grammar { gbnf: String::new(), lazy: false, triggers: Vec::new(), preserved_tokens: Vec::new(), reasoning_start: String::new(), reasoning_end: String::new() });
     }
     let shape = g.shape(&tools)?;
     let sp = g.b.space();
@@ -119,7 +136,7 @@ pub fn build_grammar(analysis: &Analysis, options: &RequestOptions) -> Result<Gr
         (Expr::seq([calls, sp]), true)
     };
     let preserved = g.preserved(shape.preserved);
-    Ok(Grammar { gbnf: g.b.finish(root), lazy, triggers: if lazy { shape.triggers } else { Vec::new() }, preserved_tokens: preserved })
+    Ok(grammar(g.b.finish(root), lazy, if lazy { shape.triggers } else { Vec::new() }, preserved))
 }
 
 /// What a format contributes: the tool-call section and how a runtime finds it.
@@ -170,16 +187,13 @@ impl Gen<'_> {
     /// Optional reasoning block before a non-lazy grammar's output. The start marker is optional:
     /// the generation prompt may already have opened the block.
     fn reasoning_block(&mut self, thinking: bool) -> Expr {
-        let (start, end) = match self.a.handler {
-            Handler::GptOss => {
-                let body = self.b.until("<|end|>");
-                let block = Expr::seq([Expr::lit("<|channel|>analysis<|message|>"), body, Expr::lit("<|end|><|start|>assistant")]);
-                return Expr::opt(self.b.add("reasoning", block));
-            }
-            Handler::Ministral3 => ("[THINK]".to_string(), "[/THINK]".to_string()),
-            Handler::FunctionaryV32 => return Expr::Empty,
-            Handler::Autoparser if reasons(self.a) && thinking => (self.a.reasoning.start.clone(), self.a.reasoning.end.clone()),
-            Handler::Autoparser => return Expr::Empty,
+        if self.a.handler == Handler::GptOss {
+            let body = self.b.until("<|end|>");
+            let block = Expr::seq([Expr::lit("<|channel|>analysis<|message|>"), body, Expr::lit("<|end|><|start|>assistant")]);
+            return Expr::opt(self.b.add("reasoning", block));
+        }
+        let Some((start, end)) = reasoning_markers(self.a).filter(|_| thinking || self.a.handler != Handler::Autoparser) else {
+            return Expr::Empty;
         };
         let start = self.marker(&start);
         let body = self.b.until(end.trim());
@@ -207,7 +221,7 @@ impl Gen<'_> {
 
     fn preserved(&self, extra: Vec<String>) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
-        let base = if self.a.handler == Handler::Autoparser { self.a.preserved_tokens.clone() } else { Vec::new() };
+        let base = if self.a.handler == Handler::Autoparser { self.a.preserved_tokens.iter().flat_map(|m| token_units(m)).collect() } else { Vec::new() };
         for t in base.into_iter().chain(extra) {
             if !t.is_empty() && !out.contains(&t) {
                 out.push(t);
@@ -243,7 +257,14 @@ impl Gen<'_> {
         let any = self.b.add("tool-call", Expr::alt(alts));
         // Closing markers may follow optional whitespace (`}\n</tool_call>`).
         let closing = |g: &mut Self, m: &str| if m.is_empty() { Expr::Empty } else { Expr::seq([g.b.space(), g.marker(m)]) };
-        let (start, end) = (self.marker(&f.per_call_start), closing(self, &f.per_call_end));
+        let (start, mut end) = (self.marker(&f.per_call_start), closing(self, &f.per_call_end));
+        // Sectioned JSON calls are delimited by their own start marker and the section end, so a
+        // left-out per-call end is recoverable: the parser tolerates it and llama.cpp's grammar
+        // for such a protocol (Kimi K2) makes it optional.
+        let self_delimited = f.mode == ToolFormat::TagWithJson && !f.section_start.trim().is_empty() && !f.per_call_start.trim().is_empty();
+        if self_delimited {
+            end = Expr::opt(end);
+        }
         let call = Expr::seq([start.clone(), any.clone(), end.clone()]);
         let calls = if f.tools_array_wrapped {
             // The call markers wrap the whole array (`<TOOLCALL>[{…}, {…}]</TOOLCALL>`), as the parser reads them.
@@ -272,7 +293,9 @@ impl Gen<'_> {
             .find(|w| !w.is_empty())
             .map(str::to_string);
         let triggers = match &word {
-            Some(w) => vec![Trigger::word(w.clone())],
+            // Calls the grammar accepts without their section must also switch it on.
+            Some(w) if bare_calls => vec![Trigger::word(leading_token(w)), Trigger::word(leading_token(f.per_call_start.trim()))],
+            Some(w) => vec![Trigger::word(leading_token(w))],
             None if f.mode == ToolFormat::JsonNative => vec![self.raw_json_trigger(tools)],
             None => tools.iter().map(|t| Trigger::word(format!("{}{}", fn_prefix, t.name).trim().to_string())).collect(),
         };
@@ -407,7 +430,17 @@ impl Gen<'_> {
             let (raw_open, raw_close) = (&t.arguments.raw_value_start, &t.arguments.raw_value_end);
             if is_string && !raw_open.is_empty() && !raw_close.is_empty() {
                 // Or verbatim inside the template's raw wrapper (`<![CDATA[…]]>`).
-                let raw = Expr::seq([Expr::lit(raw_open.clone()), self.b.until(raw_close), Expr::lit(raw_close.clone())]);
+                // An enum (or const) keeps its values inside the wrapper too.
+                let allowed: Option<Vec<Expr>> = match (schema.get("enum").and_then(Value::as_array), schema.get("const")) {
+                    (Some(vals), _) => Some(vals.iter().filter_map(Value::as_str).map(Expr::lit).collect()),
+                    (None, Some(v)) => Some(v.as_str().map(Expr::lit).into_iter().collect()),
+                    (None, None) => None,
+                };
+                let body = match allowed {
+                    Some(vals) => Expr::alt(vals),
+                    None => self.b.until(raw_close),
+                };
+                let raw = Expr::seq([Expr::lit(raw_open.clone()), body, Expr::lit(raw_close.clone())]);
                 value = Expr::alt([raw, value]);
             }
             let (np, ns) = (self.marker(&t.arguments.name_prefix), self.marker(&t.arguments.name_suffix));
@@ -482,8 +515,7 @@ impl Gen<'_> {
             Trigger::pattern(r"<\|start\|>assistant(\s+to)"),
             Trigger::pattern(r"<\|start\|>assistant(<\|channel\|>(?:commentary|analysis)\s+to)"),
         ];
-        let preserved = ["<|channel|>", "<|constrain|>", "<|message|>", "<|start|>", "<|end|>"].map(String::from).to_vec();
-        Ok(Shape { calls, triggers, content_stop: None, preserved })
+        Ok(Shape { calls, triggers, content_stop: None, preserved: handler_tokens(Handler::GptOss) })
     }
 
     /// Functionary v3.2: the prompt ends with `>>>`; the model writes `NAME\n{…}`, further calls
@@ -501,7 +533,7 @@ impl Gen<'_> {
         let content = self.b.until(">>>");
         let leading = Expr::opt(Expr::seq([Expr::lit("all\n"), content, Expr::lit(">>>")]));
         let calls = Expr::seq([Expr::opt(Expr::lit(">>>")), leading, self.repeated(any, sep)]);
-        Ok(Shape { calls, triggers: vec![Trigger::pattern(">>>(?!all)")], content_stop: None, preserved: vec![">>>all".into()] })
+        Ok(Shape { calls, triggers: vec![Trigger::pattern(">>>(?!all)")], content_stop: None, preserved: handler_tokens(Handler::FunctionaryV32) })
     }
 
     /// Ministral / Magistral 3: `[TOOL_CALLS]NAME[ARGS]{…}`, one section per call.
@@ -515,9 +547,77 @@ impl Gen<'_> {
         let any = self.b.add("tool-call", Expr::alt(alts));
         let sp = self.b.space();
         let calls = self.repeated(Expr::seq([Expr::lit("[TOOL_CALLS]"), any]), sp);
-        let preserved = ["[THINK]", "[/THINK]", "[TOOL_CALLS]", "[ARGS]"].map(String::from).to_vec();
-        Ok(Shape { calls, triggers: vec![Trigger::word("[TOOL_CALLS]")], content_stop: Some("[TOOL_CALLS]".into()), preserved })
+        Ok(Shape { calls, triggers: vec![Trigger::word("[TOOL_CALLS]")], content_stop: Some("[TOOL_CALLS]".into()), preserved: handler_tokens(Handler::Ministral3) })
     }
+}
+
+/// The markers of the reasoning block that may open the output (harmony's analysis channel is a
+/// message of its own, not a block).
+fn reasoning_markers(a: &Analysis) -> Option<(String, String)> {
+    match a.handler {
+        Handler::Ministral3 => Some(("[THINK]".to_string(), "[/THINK]".to_string())),
+        Handler::GptOss | Handler::FunctionaryV32 => None,
+        Handler::Autoparser if reasons(a) => Some((a.reasoning.start.clone(), a.reasoning.end.clone())),
+        Handler::Autoparser => None,
+    }
+}
+
+/// The special tokens of a marker. A marker that is special tokens glued to punctuation or a call
+/// counter (`<|tool_call_start|>[`, `:0<|tool_call_argument_begin|>`, `</param></function>`) is
+/// its tokens: a runtime can only keep single tokens whole. Any other marker stays as it is.
+fn token_units(marker: &str) -> Vec<String> {
+    let mut units = Vec::new();
+    let mut rest = String::new();
+    let mut chars = marker.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let close = match c {
+            '<' => '>',
+            '[' => ']',
+            _ => {
+                rest.push(c);
+                continue;
+            }
+        };
+        // `<…>` without whitespace, or `[UPPER_CASE]`.
+        let body_ok = |b: &str| if close == '>' { !b.is_empty() && !b.contains(char::is_whitespace) && !b.contains('<') } else { !b.is_empty() && b.chars().all(|c| c.is_ascii_uppercase() || c == '_' || c == '/') };
+        let unit = marker.get(i + 1..).and_then(|after| after.find(close).map(|j| (j, after.get(..j).unwrap_or(""))));
+        match unit {
+            Some((j, body)) if body_ok(body) => {
+                units.push(marker.get(i..i + 1 + j + 1).unwrap_or("").to_string());
+                while chars.peek().is_some_and(|(k, _)| *k <= i + j + 1) {
+                    chars.next();
+                }
+            }
+            _ => rest.push(c),
+        }
+    }
+    let glue = rest.chars().all(|c| c.is_ascii_punctuation() || c.is_ascii_digit() || c.is_whitespace());
+    if units.is_empty() || !glue {
+        return vec![marker.to_string()];
+    }
+    units
+}
+
+/// A trigger word: the special token a marker starts with when the rest is glue
+/// (`<|tool_call_start|>` of `<|tool_call_start|>[`), so the trigger is what a model emits as one
+/// token. It fires where the marker starts, so the grammar still sees the whole marker.
+fn leading_token(marker: &str) -> String {
+    match token_units(marker).into_iter().next() {
+        Some(first) if marker.starts_with(&first) => first,
+        _ => marker.to_string(),
+    }
+}
+
+/// The special tokens a dedicated handler's protocol writes (the general formats take theirs from
+/// the analysis).
+fn handler_tokens(h: Handler) -> Vec<String> {
+    let tokens: &[&str] = match h {
+        Handler::GptOss => &["<|channel|>", "<|constrain|>", "<|message|>", "<|start|>", "<|end|>"],
+        Handler::Ministral3 => &["[THINK]", "[/THINK]", "[TOOL_CALLS]", "[ARGS]"],
+        Handler::FunctionaryV32 => &[">>>all"],
+        Handler::Autoparser => &[],
+    };
+    tokens.iter().map(|t| t.to_string()).collect()
 }
 
 /// Join fields with `sep`; optional fields may be left out without leaving a dangling separator.
@@ -567,4 +667,21 @@ fn regex_escape(s: &str) -> String {
         out.push(c);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::token_units;
+
+    #[test]
+    fn markers_glued_to_punctuation_split_into_tokens() {
+        assert_eq!(token_units("<|tool_call_start|>["), ["<|tool_call_start|>"]);
+        assert_eq!(token_units(":0<|tool_call_argument_begin|>"), ["<|tool_call_argument_begin|>"]);
+        assert_eq!(token_units("</param></function><|im_end|>"), ["</param>", "</function>", "<|im_end|>"]);
+        assert_eq!(token_units("[TOOL_CALLS]"), ["[TOOL_CALLS]"]);
+        // Words or open tags keep the marker whole.
+        for m in ["<function=", "<function name=\"", "<|message_sep|>\n\nfunction call<|role_sep|>", "functions.", ">", "<a <b>"] {
+            assert_eq!(token_units(m), [m]);
+        }
+    }
 }

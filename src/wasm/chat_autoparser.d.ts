@@ -152,7 +152,11 @@ export interface Analysis {
 export interface Trigger { type: 'word' | 'pattern' | 'pattern_full' | 'token'; value: string }
 
 /** A GBNF grammar for constrained tool calling. `gbnf` is empty when there is nothing to constrain. */
-export interface Grammar { gbnf: string; lazy: boolean; triggers: Trigger[]; preservedTokens: string[] }
+export interface Grammar {
+  gbnf: string; lazy: boolean; triggers: Trigger[]; preservedTokens: string[];
+  /** Reasoning block markers (empty if none): triggers inside a closed block should not fire. */
+  reasoningStart: string; reasoningEnd: string;
+}
 
 /** Result of `checkGrammar`. */
 export interface CheckResult { accepted: boolean; /** byte offset of the first mismatch */ errorAt?: number }
