@@ -328,7 +328,11 @@ impl AutoParser {
     /// A tool call broke: roll it back into content if nothing of it was emitted yet.
     fn fail_call(&mut self, abs: usize, msg: &str, out: &mut Vec<Delta>) {
         self.diag(abs, msg);
-        if !self.call.committed {
+        if self.call.committed {
+            // Argument text read before the break goes out as a stream would have sent it: how much
+            // was already flushed depends on the chunking, so all of it must be.
+            self.flush_call(out);
+        } else {
             let raw = std::mem::take(&mut self.call.raw);
             self.emit_content(&raw, out);
         }
