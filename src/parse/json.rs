@@ -94,13 +94,26 @@ pub enum Feed {
 #[derive(Debug, Clone, Default)]
 pub struct JsonValue {
     norm: PyToJson,
-    depth: u32,
+    /// Closing bracket of each open container, innermost last.
+    open: Vec<char>,
     started: bool,
     scalar: bool,
 }
 
 /// Deepest nesting accepted in tool arguments.
-const MAX_DEPTH: u32 = 512;
+const MAX_DEPTH: usize = 512;
+
+/// Whether `c` can start a bare JSON scalar: a number, or `true` / `false` / `null` (or their
+/// Python spellings). Anything else (`<`, `|`, a word) is not a value: rejecting it on the first
+/// character keeps marker text out of streamed arguments.
+fn starts_scalar(c: char) -> bool {
+    c == '-' || c.is_ascii_digit() || matches!(c, 't' | 'f' | 'n' | 'T' | 'F' | 'N')
+}
+
+/// Whether `c` can continue a bare scalar (digits, exponent, letters of the literals).
+fn continues_scalar(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '.' | '+' | '-' | '_')
+}
 
 impl JsonValue {
     /// True once the first character of the value was seen.
@@ -119,22 +132,23 @@ impl JsonValue {
             if super::marker::is_space(c) {
                 return Feed::More;
             }
-            self.started = true;
             match c {
-                '{' | '[' => self.depth = 1,
+                '{' => self.open.push('}'),
+                '[' => self.open.push(']'),
                 '"' | '\'' => {}
-                '}' | ']' | ',' | ':' => return Feed::Invalid,
-                _ => self.scalar = true,
+                _ if starts_scalar(c) => self.scalar = true,
+                _ => return Feed::Invalid,
             }
+            self.started = true;
             self.norm.push(c, out);
             return Feed::More;
         }
         if self.norm.in_string() {
             let closed = self.norm.push(c, out);
-            return if closed && self.depth == 0 { Feed::Done } else { Feed::More };
+            return if closed && self.open.is_empty() { Feed::Done } else { Feed::More };
         }
         if self.scalar {
-            if super::marker::is_space(c) || matches!(c, ',' | '}' | ']' | ':') {
+            if !continues_scalar(c) {
                 return Feed::EndedBefore;
             }
             self.norm.push(c, out);
@@ -142,15 +156,18 @@ impl JsonValue {
         }
         match c {
             '{' | '[' => {
-                self.depth += 1;
-                if self.depth > MAX_DEPTH {
+                if self.open.len() >= MAX_DEPTH {
                     return Feed::Invalid;
                 }
+                self.open.push(if c == '{' { '}' } else { ']' });
             }
             '}' | ']' => {
-                self.depth = self.depth.saturating_sub(1);
+                // A bracket that does not close the innermost container breaks the value.
+                if self.open.pop() != Some(c) {
+                    return Feed::Invalid;
+                }
                 self.norm.push(c, out);
-                return if self.depth == 0 { Feed::Done } else { Feed::More };
+                return if self.open.is_empty() { Feed::Done } else { Feed::More };
             }
             _ => {}
         }
@@ -190,5 +207,8 @@ mod tests {
         assert_eq!(scan("42, x"), ("42".to_string(), Some(2)));
         assert_eq!(scan("Trueish"), ("trueish".to_string(), None));
         assert_eq!(scan("}"), (String::new(), None));
+        assert_eq!(scan("</f>"), (String::new(), None));
+        assert_eq!(scan("[\"a\"}"), ("[\"a\"".to_string(), None));
+        assert_eq!(scan("-1.5e3<|end|>"), ("-1.5e3".to_string(), Some(6)));
     }
 }
