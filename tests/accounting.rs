@@ -117,3 +117,21 @@ fn text_after_a_functionary_stop_is_reported() {
     p.finish(false, &mut out).unwrap();
     assert!(p.diagnostics().iter().any(|d| d.message.contains("after <|eot_id|>")), "{:?}", p.diagnostics());
 }
+
+#[test]
+fn call_keys_compare_with_escapes_decoded() {
+    // Found by fuzz_long: `"a\rguments"` was read as `"arguments"` (the escape's backslash dropped),
+    // so the call went through and the mangled key was lost.
+    let subjects = case_subjects(&mut Templates::default());
+    let s = subjects.iter().find(|s| s.label.starts_with("case 96 (NousResearch-Hermes-2-Pro") && s.label.ends_with(" auto")).expect("subject");
+    let run = |text: &str| run_chunks((s.make)(), &[text], false).message;
+    let mangled = "<tool_call>\n{\"name\": \"special_function\", \"a\\rguments\": {\"arg1\": 1}}</tool_call>";
+    // The call was committed at its name; the object then breaks (unrecognised member, no
+    // arguments: reported), it does not take the mangled member's value as its arguments.
+    let m = run(mangled);
+    assert!(m.tool_calls.len() == 1 && m.tool_calls[0].function.arguments.is_empty(), "{m:?}");
+    let escaped = "<tool_call>\n{\"name\": \"special_\\u0066unction\", \"\\u0061rguments\": {\"arg1\": 1}}</tool_call>";
+    let m = run(escaped);
+    assert_eq!(m.tool_calls.len(), 1, "{m:?}");
+    assert_eq!((m.tool_calls[0].function.name.as_str(), m.tool_calls[0].function.arguments.as_str()), ("special_function", "{\"arg1\": 1}"));
+}

@@ -207,7 +207,7 @@ fn parse_header(raw: &str, started: bool) -> Header {
                     h.unknown.push(tok.to_string());
                 }
                 h.channel = Some(tok.to_string());
-            } else if i == 0 && kind == Some(CONSTRAIN) {
+            } else if i == 0 && kind == Some(CONSTRAIN) && is_content_type(tok) {
                 constrained = true;
             } else {
                 if kind == Some(CHANNEL) && bare_type.is_none() && is_content_type(tok) {
@@ -382,6 +382,7 @@ mod tests {
         // A bare content type is understood in a tool call's header only.
         assert!(parse_header("assistant to=functions.f<|channel|>commentary json", true).unknown.is_empty());
         assert_eq!(parse_header("assistant<|channel|>commentary json", true).unknown, ["json"]);
+        assert_eq!(parse_header("<|channel|>final <|constrain|>js```on", false).unknown, ["js```on"]);
     }
 }
 
