@@ -9,7 +9,7 @@
 //! ```
 //!
 //! Prints progress every 100k runs and a final `fuzz_long: N chunked runs, …` line. Exits non-zero
-//! on a divergence or an unknown accounting violation; a panic aborts with the offending input.
+//! on a divergence or a silent loss (no known-issue exemptions); a panic aborts with the offending input.
 
 #[path = "../tests/fuzz_support/mod.rs"]
 mod fuzz_support;

@@ -64,6 +64,8 @@ struct Header {
     recipient: Option<String>,
     /// Header words not understood, in order.
     unknown: Vec<String>,
+    /// The body's content type (`json`).
+    content_type: Option<String>,
 }
 
 /// The channels harmony defines.
@@ -134,6 +136,10 @@ impl HarmonyParser {
             let text = h.unknown.join(" ");
             self.diags.add(h_at, format!("unrecognised harmony header text `{text}` kept as content"));
             self.emit.content(&text, out);
+        }
+        if let Some(ty) = h.content_type.as_deref().filter(|t| !t.eq_ignore_ascii_case("json")) {
+            // Bodies are read as JSON or text either way; the type word itself is not kept.
+            self.diags.add(h_at, format!("harmony content type `{ty}` is not json; ignored"));
         }
         let dest = match (&h.recipient, h.channel.as_deref()) {
             (Some(r), _) if r.strip_prefix("functions.").map_or(false, |n| !n.is_empty()) => {
@@ -209,6 +215,7 @@ fn parse_header(raw: &str, started: bool) -> Header {
                 h.channel = Some(tok.to_string());
             } else if i == 0 && kind == Some(CONSTRAIN) && is_content_type(tok) {
                 constrained = true;
+                h.content_type = Some(tok.to_string());
             } else {
                 if kind == Some(CHANNEL) && bare_type.is_none() && is_content_type(tok) {
                     bare_type = Some(h.unknown.len());
@@ -225,7 +232,7 @@ fn parse_header(raw: &str, started: bool) -> Header {
         }
     }
     if let Some(i) = bare_type.filter(|_| !constrained && h.recipient.is_some()) {
-        h.unknown.remove(i);
+        h.content_type = Some(h.unknown.remove(i));
     }
     h
 }

@@ -264,7 +264,8 @@ impl JsonCall {
                 'b' => self.field.push('\u{8}'),
                 'f' => self.field.push('\u{c}'),
                 'u' => self.unicode = Some((0, 0)),
-                _ => self.field.push(c),
+                '"' | '\\' | '/' | '\'' => self.field.push(c),
+                _ => return CallFeed::Invalid("invalid escape in the tool call object"),
             }
         } else if c == '\\' {
             self.escape = true;
