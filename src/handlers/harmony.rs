@@ -207,7 +207,10 @@ fn parse_header(raw: &str, started: bool) -> Header {
                 continue;
             }
             if let Some(r) = tok.strip_prefix("to=") {
-                h.recipient = Some(r.to_string());
+                // The last recipient wins; an earlier one is kept as text.
+                if let Some(old) = h.recipient.replace(r.to_string()) {
+                    h.unknown.push(format!("to={old}"));
+                }
             } else if i == 0 && kind == Some(CHANNEL) {
                 if !CHANNELS.contains(&tok) {
                     h.unknown.push(tok.to_string());
@@ -390,6 +393,8 @@ mod tests {
         assert!(parse_header("assistant to=functions.f<|channel|>commentary json", true).unknown.is_empty());
         assert_eq!(parse_header("assistant<|channel|>commentary json", true).unknown, ["json"]);
         assert_eq!(parse_header("<|channel|>final <|constrain|>js```on", false).unknown, ["js```on"]);
+        let h = parse_header("assistant to=functions<.f<|channel|>to=functions.g", true);
+        assert_eq!((h.recipient.as_deref(), h.unknown), (Some("functions.g"), vec!["to=functions<.f".to_string()]));
     }
 }
 
