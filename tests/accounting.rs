@@ -135,3 +135,15 @@ fn call_keys_compare_with_escapes_decoded() {
     assert_eq!(m.tool_calls.len(), 1, "{m:?}");
     assert_eq!((m.tool_calls[0].function.name.as_str(), m.tool_calls[0].function.arguments.as_str()), ("special_function", "{\"arg1\": 1}"));
 }
+
+#[test]
+fn argument_name_running_into_the_next_argument_breaks_the_call() {
+    // Found by fuzz_long: `name="todos"<p name=" string="false">` took `todos"<p name=` as the
+    // argument's name.
+    let subjects = case_subjects(&mut Templates::default());
+    let s = subjects.iter().find(|s| s.label.starts_with("case 147 (deepseek-ai-DeepSeek-V3.2") && s.label.ends_with(" auto")).expect("subject");
+    let text = "Test array</think>\n\n<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"todo_list\">\n<｜DSML｜parameter name=\"todos\"<｜DSML｜parameter name=\" string=\"false\">[\"buy milk\"]</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>";
+    let m = run_chunks((s.make)(), &[text], false).message;
+    assert!(m.tool_calls.iter().all(|c| !c.function.arguments.contains("DSML")), "{m:?}");
+    assert!(m.content.contains("todos\"<｜DSML｜parameter name=\" string=\"false\">[\"buy milk\"]"), "{m:?}");
+}

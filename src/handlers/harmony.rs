@@ -216,7 +216,7 @@ fn parse_header(raw: &str, started: bool) -> Header {
                     h.unknown.push(tok.to_string());
                 }
                 h.channel = Some(tok.to_string());
-            } else if i == 0 && kind == Some(CONSTRAIN) && is_content_type(tok) {
+            } else if i == 0 && kind == Some(CONSTRAIN) && is_content_type(tok) && !constrained {
                 constrained = true;
                 h.content_type = Some(tok.to_string());
             } else {
@@ -393,6 +393,7 @@ mod tests {
         assert!(parse_header("assistant to=functions.f<|channel|>commentary json", true).unknown.is_empty());
         assert_eq!(parse_header("assistant<|channel|>commentary json", true).unknown, ["json"]);
         assert_eq!(parse_header("<|channel|>final <|constrain|>js```on", false).unknown, ["js```on"]);
+        assert_eq!(parse_header("<|channel|>final <|constrain|>it <|constrain|>json", false).unknown, ["json"]);
         let h = parse_header("assistant to=functions<.f<|channel|>to=functions.g", true);
         assert_eq!((h.recipient.as_deref(), h.unknown), (Some("functions.g"), vec!["to=functions<.f".to_string()]));
     }

@@ -825,6 +825,12 @@ impl AutoParser {
                     return if text.len() > MAX_NAME || eof { Step::Fail("argument name not closed", 0) } else { Step::Wait };
                 };
                 let name = text.get(..s).unwrap_or("").trim_matches(is_space).trim_matches(|c| c == '"' || c == '\'');
+                // Another argument opened before this one's name was closed (the prefix's quote may
+                // have gone to the value marker: `name="a<p name=" string="false">`).
+                let opener = t.arg_name_prefix.core.trim_end_matches(['"', '\'']);
+                if !opener.is_empty() && name.contains(opener) {
+                    return Step::Fail("argument name not closed", 0);
+                }
                 if t.literal && (name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.')) {
                     return Step::Fail("invalid argument name", 0);
                 }
