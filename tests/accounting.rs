@@ -7,7 +7,7 @@ mod fuzz_support;
 
 use fuzz_support::*;
 
-const HARMONY_KNOWN: usize = 14;
+const HARMONY_KNOWN: usize = 0;
 const AUTO_KNOWN: usize = 0;
 
 struct Tally {
@@ -68,16 +68,14 @@ fn mutated_outputs_are_fully_accounted() {
     let subjects = case_subjects(&mut Templates::default());
     let t = tally(&subjects, 12, 50_000);
     print("accounting (mutated cases)", &t);
-    // Known, reported to the owners:
-    // - the harmony handler drops header text it does not understand without a diagnostic — a role
-    //   other than `assistant` (`<|start|>assista>nt`), a header without `<|channel|>`
-    //   (`<|c}hannel|>analysis`), header words other than `to=` and `<|constrain|>`;
+    // No parser may lose text silently (the harmony handler keeps header words it does not
+    // understand as content, with a diagnostic).
     let harmony = t.silent.iter().filter(|s| s.contains("gpt-oss-120b.jinja) handler")).count();
     let auto = t.silent.iter().filter(|s| s.split(':').next().is_some_and(|l| l.ends_with(" auto"))).count();
     assert_eq!(harmony + auto, t.silent.len(), "unexpected silent losses: {:#?}", t.silent);
     assert!(harmony <= HARMONY_KNOWN && auto <= AUTO_KNOWN, "harmony {harmony}, auto {auto}");
     // (Mutations that break a call object are now reported with a diagnostic instead of counted complete.)
-    assert!(t.complete >= 8550, "{}", t.complete);
+    assert!(t.complete >= 8595, "{}", t.complete);
 }
 
 #[test]
@@ -118,4 +116,22 @@ fn text_after_a_functionary_stop_is_reported() {
     p.push(">>>all\nHe<|eot_id|>llo", &mut out);
     p.finish(false, &mut out).unwrap();
     assert!(p.diagnostics().iter().any(|d| d.message.contains("after <|eot_id|>")), "{:?}", p.diagnostics());
+}
+
+#[test]
+fn call_keys_compare_with_escapes_decoded() {
+    // Found by fuzz_long: `"a\rguments"` was read as `"arguments"` (the escape's backslash dropped),
+    // so the call went through and the mangled key was lost.
+    let subjects = case_subjects(&mut Templates::default());
+    let s = subjects.iter().find(|s| s.label.starts_with("case 96 (NousResearch-Hermes-2-Pro") && s.label.ends_with(" auto")).expect("subject");
+    let run = |text: &str| run_chunks((s.make)(), &[text], false).message;
+    let mangled = "<tool_call>\n{\"name\": \"special_function\", \"a\\rguments\": {\"arg1\": 1}}</tool_call>";
+    // The call was committed at its name; the object then breaks (unrecognised member, no
+    // arguments: reported), it does not take the mangled member's value as its arguments.
+    let m = run(mangled);
+    assert!(m.tool_calls.len() == 1 && m.tool_calls[0].function.arguments.is_empty(), "{m:?}");
+    let escaped = "<tool_call>\n{\"name\": \"special_\\u0066unction\", \"\\u0061rguments\": {\"arg1\": 1}}</tool_call>";
+    let m = run(escaped);
+    assert_eq!(m.tool_calls.len(), 1, "{m:?}");
+    assert_eq!((m.tool_calls[0].function.name.as_str(), m.tool_calls[0].function.arguments.as_str()), ("special_function", "{\"arg1\": 1}"));
 }

@@ -62,7 +62,14 @@ enum State {
 struct Header {
     channel: Option<String>,
     recipient: Option<String>,
+    /// Header words not understood, in order.
+    unknown: Vec<String>,
+    /// The body's content type (`json`).
+    content_type: Option<String>,
 }
+
+/// The channels harmony defines.
+const CHANNELS: [&str; 3] = ["analysis", "commentary", "final"];
 
 /// The harmony output parser.
 #[derive(Debug)]
@@ -123,8 +130,17 @@ impl HarmonyParser {
         }
     }
 
-    fn open_message(&mut self, raw: &str, h_at: usize, body_at: usize, out: &mut Vec<Delta>) {
-        let h = parse_header(raw);
+    fn open_message(&mut self, raw: &str, started: bool, h_at: usize, body_at: usize, out: &mut Vec<Delta>) {
+        let h = parse_header(raw, started);
+        if !h.unknown.is_empty() {
+            let text = h.unknown.join(" ");
+            self.diags.add(h_at, format!("unrecognised harmony header text `{text}` kept as content"));
+            self.emit.content(&text, out);
+        }
+        if let Some(ty) = h.content_type.as_deref().filter(|t| !t.eq_ignore_ascii_case("json")) {
+            // Bodies are read as JSON or text either way; the type word itself is not kept.
+            self.diags.add(h_at, format!("harmony content type `{ty}` is not json; ignored"));
+        }
         let dest = match (&h.recipient, h.channel.as_deref()) {
             (Some(r), _) if r.strip_prefix("functions.").map_or(false, |n| !n.is_empty()) => {
                 let name = r.strip_prefix("functions.").unwrap_or(r).to_string();
@@ -144,11 +160,8 @@ impl HarmonyParser {
                 self.emit.reasoning_marker(&marker, out);
                 Dest::Reasoning
             }
-            (_, Some("final" | "commentary") | None) => Dest::Content,
-            (_, Some(other)) => {
-                self.diags.add(h_at, format!("unknown harmony channel `{other}`, kept as content"));
-                Dest::Content
-            }
+            // An unknown channel name was reported and kept above.
+            _ => Dest::Content,
         };
         self.state = State::Body(dest);
     }
@@ -166,10 +179,16 @@ impl HarmonyParser {
 
 /// Channel and recipient of a header such as `assistant to=functions.f<|channel|>commentary <|constrain|>json`.
 /// The last channel and the last `to=` win (models sometimes write `commentary to=assistant<|channel|>final`).
-fn parse_header(raw: &str) -> Header {
+/// Words that are none of role, `to=`, channel name or content type go to `unknown`: the model
+/// wrote them, so they are kept (as content) rather than dropped.
+fn parse_header(raw: &str, started: bool) -> Header {
     let mut h = Header::default();
     let mut rest = raw;
     let mut kind: Option<&str> = None;
+    // A content type follows `<|constrain|>`, or — in a tool call's header — stands bare after the
+    // channel name (`<|channel|>commentary json`, as the gpt-oss template writes it).
+    let mut constrained = false;
+    let mut bare_type: Option<usize> = None;
     loop {
         let (seg, next) = match next_marker(rest, &[CHANNEL, CONSTRAIN]) {
             Some((p, i)) => {
@@ -178,15 +197,33 @@ fn parse_header(raw: &str) -> Header {
             }
             None => (rest, None),
         };
-        let mut first = true;
-        for tok in seg.split_whitespace() {
+        for (i, tok) in seg.split_whitespace().enumerate() {
+            // The role opens a `<|start|>` header; glued text after it (`assistant<|chan`) is unknown.
+            let tok = match (i, kind) {
+                (0, None) if started => tok.strip_prefix(ROLE).unwrap_or(tok),
+                _ => tok,
+            };
+            if tok.is_empty() {
+                continue;
+            }
             if let Some(r) = tok.strip_prefix("to=") {
-                h.recipient = Some(r.to_string());
-            } else if first && kind == Some(CHANNEL) {
+                // The last recipient wins; an earlier one is kept as text.
+                if let Some(old) = h.recipient.replace(r.to_string()) {
+                    h.unknown.push(format!("to={old}"));
+                }
+            } else if i == 0 && kind == Some(CHANNEL) {
+                if !CHANNELS.contains(&tok) {
+                    h.unknown.push(tok.to_string());
+                }
                 h.channel = Some(tok.to_string());
-                first = false;
+            } else if i == 0 && kind == Some(CONSTRAIN) && is_content_type(tok) {
+                constrained = true;
+                h.content_type = Some(tok.to_string());
             } else {
-                first = false;
+                if kind == Some(CHANNEL) && bare_type.is_none() && is_content_type(tok) {
+                    bare_type = Some(h.unknown.len());
+                }
+                h.unknown.push(tok.to_string());
             }
         }
         match next {
@@ -194,9 +231,18 @@ fn parse_header(raw: &str) -> Header {
                 kind = Some(m);
                 rest = r;
             }
-            None => return h,
+            None => break,
         }
     }
+    if let Some(i) = bare_type.filter(|_| !constrained && h.recipient.is_some()) {
+        h.content_type = Some(h.unknown.remove(i));
+    }
+    h
+}
+
+/// A word shaped like a content type (`json`, `application/json`).
+fn is_content_type(tok: &str) -> bool {
+    tok.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '+' | '-' | '.'))
 }
 
 impl Machine for HarmonyParser {
@@ -250,7 +296,7 @@ impl Machine for HarmonyParser {
             State::Between { .. } => self.marker_between(m, at),
             State::Header { raw, at: h_at, started } => {
                 if m == MESSAGE {
-                    self.open_message(&raw, h_at, at + m.len(), out);
+                    self.open_message(&raw, started, h_at, at + m.len(), out);
                 } else {
                     self.state = State::Header { raw, at: h_at, started };
                     self.flush_header(at, "harmony header without <|message|>, kept as content", out);
@@ -324,12 +370,31 @@ mod tests {
 
     #[test]
     fn header_fields_in_any_order() {
-        let h = parse_header("assistant to=functions.f<|channel|>analysis");
+        let h = parse_header("assistant to=functions.f<|channel|>analysis", true);
         assert_eq!((h.channel.as_deref(), h.recipient.as_deref()), (Some("analysis"), Some("functions.f")));
-        let h = parse_header("<|channel|>commentary to=functions.edit <|constrain|>json");
+        let h = parse_header("<|channel|>commentary to=functions.edit <|constrain|>json", false);
         assert_eq!((h.channel.as_deref(), h.recipient.as_deref()), (Some("commentary"), Some("functions.edit")));
-        let h = parse_header("<|channel|>commentary to=assistant<|channel|>final");
+        let h = parse_header("<|channel|>commentary to=assistant<|channel|>final", false);
         assert_eq!((h.channel.as_deref(), h.recipient.as_deref()), (Some("final"), Some("assistant")));
+        assert!(h.unknown.is_empty());
+    }
+
+    #[test]
+    fn header_words_not_understood_are_kept() {
+        let h = parse_header("assista>nt<|channel|>final", true);
+        assert_eq!(h.unknown, ["assista>nt"]);
+        let h = parse_header("assistant<</think>|channel|>analysis", true);
+        assert_eq!((h.channel, h.unknown), (None, vec!["<</think>|channel|>analysis".to_string()]));
+        let h = parse_header("<|channel|>commentary functions.f <|constrain|>json x", false);
+        assert_eq!(h.unknown, ["functions.f", "x"]);
+        let h = parse_header("<|channel|>analys<x>is to=functions.f", false);
+        assert_eq!((h.recipient.as_deref(), h.unknown), (Some("functions.f"), vec!["analys<x>is".to_string()]));
+        // A bare content type is understood in a tool call's header only.
+        assert!(parse_header("assistant to=functions.f<|channel|>commentary json", true).unknown.is_empty());
+        assert_eq!(parse_header("assistant<|channel|>commentary json", true).unknown, ["json"]);
+        assert_eq!(parse_header("<|channel|>final <|constrain|>js```on", false).unknown, ["js```on"]);
+        let h = parse_header("assistant to=functions<.f<|channel|>to=functions.g", true);
+        assert_eq!((h.recipient.as_deref(), h.unknown), (Some("functions.g"), vec!["to=functions<.f".to_string()]));
     }
 }
 

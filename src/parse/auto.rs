@@ -328,7 +328,11 @@ impl AutoParser {
     /// A tool call broke: roll it back into content if nothing of it was emitted yet.
     fn fail_call(&mut self, abs: usize, msg: &str, out: &mut Vec<Delta>) {
         self.diag(abs, msg);
-        if !self.call.committed {
+        if self.call.committed {
+            // Argument text read before the break goes out as a stream would have sent it: how much
+            // was already flushed depends on the chunking, so all of it must be.
+            self.flush_call(out);
+        } else {
             let raw = std::mem::take(&mut self.call.raw);
             self.emit_content(&raw, out);
         }
@@ -974,6 +978,7 @@ impl AutoParser {
             }
         }
         if eof && value.complete_at_eof() {
+            value.finish(&mut self.call.data.args);
             self.call.data.args_complete = true;
             self.state = State::Tool(ToolStep::AfterArgs(0));
         }
@@ -992,6 +997,11 @@ impl AutoParser {
                     }
                 }
                 CallFeed::Done => {
+                    if let Some(key) = json.unknown_key() {
+                        // Its value was skipped: say so, the model wrote it.
+                        let message = format!("tool call member {:?} not understood; its value is ignored", key);
+                        self.diags.push(Diagnostic { offset: self.call.start, message });
+                    }
                     if !self.call.data.args_seen {
                         self.call.data.args.push_str("{}");
                     }
@@ -1072,7 +1082,9 @@ impl AutoParser {
             Some(e) => {
                 if call.value_is_string {
                     call.data.args.push('"');
-                } else if call.value_empty {
+                } else if !call.value_empty {
+                    call.value_norm.flush(&mut call.data.args);
+                } else {
                     call.data.args.push_str("null");
                 }
                 self.trail = t.value_suffix.trail.clone();
@@ -1136,6 +1148,10 @@ impl AutoParser {
                     let mut json = std::mem::take(&mut self.call.json);
                     json.finish(&mut self.call.data);
                     self.call.json = json;
+                    if self.call.committed && self.call.data.args_complete {
+                        // The arguments are whole, but what followed them in the object is cut off.
+                        self.diags.push(Diagnostic { offset: self.call.start, message: "output ends inside a tool call object".into() });
+                    }
                 }
                 let complete = self.call.data.args_complete;
                 if !self.call.committed {
@@ -1147,6 +1163,8 @@ impl AutoParser {
                         return Err(self.truncated(out));
                     }
                 } else {
+                    // A bare word still held by the value normalizer (`Tru`) is text too.
+                    self.call.value_norm.flush(&mut self.call.data.args);
                     self.flush_call(out);
                     if !complete {
                         return Err(self.truncated(out));

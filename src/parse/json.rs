@@ -8,7 +8,8 @@ pub struct PyToJson {
     /// Quote character of the string we are in, if any.
     quote: Option<char>,
     escape: bool,
-    /// The current bare word (outside strings) while it can still be `True` / `False` / `None`.
+    /// The current bare word (outside strings), held while it can still be `True` / `False` /
+    /// `None`: only a whole literal is rewritten, any other word (`TOOL_CALLS`) is written as is.
     word: String,
     in_word: bool,
 }
@@ -19,6 +20,16 @@ impl PyToJson {
     /// True while inside a string.
     pub fn in_string(&self) -> bool {
         self.quote.is_some()
+    }
+
+    /// Write the held word: its JSON form if it is a whole Python literal, else as written. Call
+    /// at the end of a value (a word also ends at the next non-word character).
+    pub fn flush(&mut self, out: &mut String) {
+        let word = std::mem::take(&mut self.word);
+        match PY_LITERALS.iter().find(|(py, _)| *py == word) {
+            Some((_, js)) => out.push_str(js),
+            None => out.push_str(&word),
+        }
     }
 
     /// Push the JSON form of `c` to `out`. Returns true when `c` closed a string.
@@ -47,32 +58,31 @@ impl PyToJson {
             }
             return false;
         }
-        if c == '"' || c == '\'' {
-            self.quote = Some(c);
-            self.in_word = false;
-            out.push('"');
-            return false;
-        }
         if c.is_alphanumeric() || c == '_' {
             if !self.in_word {
                 self.in_word = true;
                 self.word.clear();
-            }
-            let i = self.word.len();
-            if i > 5 {
+                self.word.push(c);
+            } else if !self.word.is_empty() {
+                self.word.push(c);
+            } else {
                 out.push(c);
                 return false;
             }
-            self.word.push(c);
-            let mapped = PY_LITERALS.iter().find(|(py, _)| py.starts_with(self.word.as_str()));
-            match mapped.and_then(|(_, js)| js.as_bytes().get(i)) {
-                Some(&b) if self.word.len() <= 5 => out.push(b as char),
-                _ => out.push(c),
+            if !PY_LITERALS.iter().any(|(py, _)| py.starts_with(self.word.as_str())) {
+                // Not a literal: the word goes out as written.
+                out.push_str(&std::mem::take(&mut self.word));
             }
-        } else {
-            self.in_word = false;
-            out.push(c);
+            return false;
         }
+        self.in_word = false;
+        self.flush(out);
+        if c == '"' || c == '\'' {
+            self.quote = Some(c);
+            out.push('"');
+            return false;
+        }
+        out.push(c);
         false
     }
 }
@@ -94,13 +104,26 @@ pub enum Feed {
 #[derive(Debug, Clone, Default)]
 pub struct JsonValue {
     norm: PyToJson,
-    depth: u32,
+    /// Closing bracket of each open container, innermost last.
+    open: Vec<char>,
     started: bool,
     scalar: bool,
 }
 
 /// Deepest nesting accepted in tool arguments.
-const MAX_DEPTH: u32 = 512;
+const MAX_DEPTH: usize = 512;
+
+/// Whether `c` can start a bare JSON scalar: a number, or `true` / `false` / `null` (or their
+/// Python spellings). Anything else (`<`, `|`, a word) is not a value: rejecting it on the first
+/// character keeps marker text out of streamed arguments.
+fn starts_scalar(c: char) -> bool {
+    c == '-' || c.is_ascii_digit() || matches!(c, 't' | 'f' | 'n' | 'T' | 'F' | 'N')
+}
+
+/// Whether `c` can continue a bare scalar (digits, exponent, letters of the literals).
+fn continues_scalar(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '.' | '+' | '-' | '_')
+}
 
 impl JsonValue {
     /// True once the first character of the value was seen.
@@ -113,28 +136,35 @@ impl JsonValue {
         self.started && self.scalar && !self.norm.in_string()
     }
 
+    /// End of input after [`Self::complete_at_eof`]: write the held end of a bare scalar (`True`).
+    pub fn finish(&mut self, out: &mut String) {
+        self.norm.flush(out);
+    }
+
     /// Feed `c`, appending its normalized form to `out` when it belongs to the value.
     pub fn feed(&mut self, c: char, out: &mut String) -> Feed {
         if !self.started {
             if super::marker::is_space(c) {
                 return Feed::More;
             }
-            self.started = true;
             match c {
-                '{' | '[' => self.depth = 1,
+                '{' => self.open.push('}'),
+                '[' => self.open.push(']'),
                 '"' | '\'' => {}
-                '}' | ']' | ',' | ':' => return Feed::Invalid,
-                _ => self.scalar = true,
+                _ if starts_scalar(c) => self.scalar = true,
+                _ => return Feed::Invalid,
             }
+            self.started = true;
             self.norm.push(c, out);
             return Feed::More;
         }
         if self.norm.in_string() {
             let closed = self.norm.push(c, out);
-            return if closed && self.depth == 0 { Feed::Done } else { Feed::More };
+            return if closed && self.open.is_empty() { Feed::Done } else { Feed::More };
         }
         if self.scalar {
-            if super::marker::is_space(c) || matches!(c, ',' | '}' | ']' | ':') {
+            if !continues_scalar(c) {
+                self.norm.flush(out);
                 return Feed::EndedBefore;
             }
             self.norm.push(c, out);
@@ -142,15 +172,18 @@ impl JsonValue {
         }
         match c {
             '{' | '[' => {
-                self.depth += 1;
-                if self.depth > MAX_DEPTH {
+                if self.open.len() >= MAX_DEPTH {
                     return Feed::Invalid;
                 }
+                self.open.push(if c == '{' { '}' } else { ']' });
             }
             '}' | ']' => {
-                self.depth = self.depth.saturating_sub(1);
+                // A bracket that does not close the innermost container breaks the value.
+                if self.open.pop() != Some(c) {
+                    return Feed::Invalid;
+                }
                 self.norm.push(c, out);
-                return if self.depth == 0 { Feed::Done } else { Feed::More };
+                return if self.open.is_empty() { Feed::Done } else { Feed::More };
             }
             _ => {}
         }
@@ -188,7 +221,12 @@ mod tests {
         assert_eq!(scan(r#"{"a": "}", "b": [1, {"c": 2}]} tail"#).1, Some(30));
         assert_eq!(scan("{'a': True, 'b': None, 'c': 'it\\'s \"x\"'}"), (r#"{"a": true, "b": null, "c": "it's \"x\""}"#.to_string(), Some(40)));
         assert_eq!(scan("42, x"), ("42".to_string(), Some(2)));
-        assert_eq!(scan("Trueish"), ("trueish".to_string(), None));
+        assert_eq!(scan("Trueish"), ("Trueish".to_string(), None));
+        assert_eq!(scan("[TOOL_CALLS, Non, None]"), ("[TOOL_CALLS, Non, null]".to_string(), Some(23)));
+        assert_eq!(scan("False,"), ("false".to_string(), Some(5)));
         assert_eq!(scan("}"), (String::new(), None));
+        assert_eq!(scan("</f>"), (String::new(), None));
+        assert_eq!(scan("[\"a\"}"), ("[\"a\"".to_string(), None));
+        assert_eq!(scan("-1.5e3<|end|>"), ("-1.5e3".to_string(), Some(6)));
     }
 }

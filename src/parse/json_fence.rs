@@ -54,7 +54,9 @@ impl FenceStrip {
                         self.ticks += 1;
                         true
                     }
-                    (3, _) if c == '\n' => {
+                    // Only a JSON fence is unwrapped: another info string (`js on`, `python`) is
+                    // text the model wrote, so the fence stays.
+                    (3, _) if c == '\n' && is_json_info(&self.held) => {
                         self.held.clear();
                         self.ticks = 0;
                         self.phase = Phase::Body;
@@ -113,6 +115,12 @@ impl FenceStrip {
     }
 }
 
+/// Whether the held fence opening (whitespace, three backticks, info string) names JSON or nothing.
+fn is_json_info(held: &str) -> bool {
+    let info = held.trim_start().trim_start_matches('`').trim();
+    info.is_empty() || info.eq_ignore_ascii_case("json")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,6 +142,7 @@ mod tests {
     fn leaves_unfenced_text_alone() {
         assert_eq!(strip(&["{\"a\": 1}"]), "{\"a\": 1}");
         assert_eq!(strip(&["``x"]), "``x");
+        assert_eq!(strip(&["```js on\n[1]\n```"]), "```js on\n[1]\n```");
         assert_eq!(strip(&["```json\n[1]\n``` trailing"]), "[1]\n``` trailing");
     }
 }

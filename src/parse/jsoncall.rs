@@ -74,11 +74,15 @@ pub struct JsonCall {
     target: Option<Target>,
     quote: char,
     escape: bool,
+    /// Inside a `\u` escape: the value and count of the hex digits read.
+    unicode: Option<(u32, u8)>,
     field: String,
     value: JsonValue,
     skipped: String,
     /// A member whose key the format does not know was skipped (e.g. a mangled `"argu{ments"`).
     unknown_member: bool,
+    /// The first such key, for the diagnostic.
+    unknown_key: Option<String>,
 }
 
 /// Keys a call object may carry that hold nothing the message needs.
@@ -88,6 +92,11 @@ impl JsonCall {
     /// Whether nothing but whitespace has been read.
     pub fn at_start(&self) -> bool {
         self.phase == Phase::Open
+    }
+
+    /// The first member key the format does not know (its value was skipped), if any.
+    pub fn unknown_key(&self) -> Option<&str> {
+        self.unknown_key.as_deref()
     }
 
     /// Feed one character.
@@ -130,6 +139,9 @@ impl JsonCall {
                     let target = self.target_for_key(cfg, data);
                     if target == Target::Skip && !IGNORABLE_KEYS.contains(&self.field.as_str()) {
                         self.unknown_member = true;
+                        if self.unknown_key.is_none() {
+                            self.unknown_key = Some(self.field.clone());
+                        }
                     }
                     self.target = Some(target);
                     self.phase = Phase::ValueStart;
@@ -223,6 +235,9 @@ impl JsonCall {
 
     /// End of input: a trailing bare number (an id) is complete.
     pub fn finish(&mut self, data: &mut CallData) {
+        if self.phase == Phase::Value && self.target == Some(Target::Args) {
+            self.value.finish(&mut data.args);
+        }
         if self.phase == Phase::Num {
             data.id = std::mem::take(&mut self.field);
             self.phase = Phase::CommaOrEnd;
@@ -230,9 +245,28 @@ impl JsonCall {
     }
 
     fn string_char(&mut self, c: char, cfg: &ToolConfig, data: &mut CallData) -> CallFeed {
-        if self.escape {
+        if let Some(hex) = &mut self.unicode {
+            // `\uXXXX`: decoded once the four digits are in (a lone surrogate becomes U+FFFD).
+            let Some(d) = c.to_digit(16) else { return CallFeed::Invalid("invalid \\u escape in the tool call object") };
+            hex.0 = hex.0 * 16 + d;
+            hex.1 += 1;
+            if hex.1 == 4 {
+                self.field.push(char::from_u32(hex.0).unwrap_or('\u{FFFD}'));
+                self.unicode = None;
+            }
+        } else if self.escape {
             self.escape = false;
-            self.field.push(c);
+            // Keys and names compare decoded: `"a\rguments"` is not `"arguments"`.
+            match c {
+                'n' => self.field.push('\n'),
+                't' => self.field.push('\t'),
+                'r' => self.field.push('\r'),
+                'b' => self.field.push('\u{8}'),
+                'f' => self.field.push('\u{c}'),
+                'u' => self.unicode = Some((0, 0)),
+                '"' | '\\' | '/' | '\'' => self.field.push(c),
+                _ => return CallFeed::Invalid("invalid escape in the tool call object"),
+            }
         } else if c == '\\' {
             self.escape = true;
         } else if c == self.quote {
