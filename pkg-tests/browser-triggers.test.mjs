@@ -33,3 +33,11 @@ test('a pattern JS cannot compile is reported, not thrown', () => {
 test('byte lengths count UTF-8', () => {
   assert.equal(byteLength('a｜é'), 1 + 3 + 2);
 });
+
+test('a tool call inside a closed reasoning block does not fire the trigger', () => {
+  const g = { lazy: true, triggers: [{ type: 'word', value: '<tool_call>' }], reasoningStart: '<think>', reasoningEnd: '</think>' };
+  const text = '<think>maybe <tool_call>{"name": "x"}</tool_call>?</think>Answer <tool_call>{"name": "f"}';
+  assert.equal(grammarStart(g, text).start, text.lastIndexOf('<tool_call>'));
+  const noThink = { ...g, reasoningStart: '', reasoningEnd: '' };
+  assert.equal(grammarStart(noThink, text).start, text.indexOf('<tool_call>'));
+});

@@ -12,5 +12,5 @@ rm -f pkg/node/.gitignore pkg/web/.gitignore pkg/node/README.md pkg/web/README.m
 cp src/wasm/index.mjs pkg/node/index.mjs
 cp src/wasm/chat_autoparser.d.ts pkg/node/chat_autoparser.d.ts
 cat src/wasm/chat_autoparser.d.ts src/wasm/web-init.d.ts > pkg/web/chat_autoparser.d.ts   # + default init()
-rm -rf www/pkg && mkdir -p www/pkg && cp pkg/web/chat_autoparser.js pkg/web/chat_autoparser_bg.wasm www/pkg/
+rm -rf www/pkg && mkdir -p www/pkg && cp -r pkg/web/chat_autoparser.js pkg/web/chat_autoparser_bg.wasm pkg/web/snippets www/pkg/
 printf 'built: pkg/node, pkg/web, www/pkg (%s bytes wasm)\n' "$(wc -c < pkg/web/chat_autoparser_bg.wasm)"

@@ -41,21 +41,7 @@ fn analyze(r: &Value) -> Analysis {
     analyze_template_with_caps(&compile(r), &caps_of(r))
 }
 
-fn camel(s: &str) -> String {
-    let mut out = String::new();
-    let mut up = false;
-    for c in s.chars() {
-        if c == '_' {
-            up = true;
-        } else if up {
-            out.extend(c.to_uppercase());
-            up = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
+use common::camel;
 
 /// Leaves of a JSON value by dotted path (keys converted to camelCase).
 fn flatten(v: &Value, path: String, out: &mut BTreeMap<String, Value>) {

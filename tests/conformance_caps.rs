@@ -23,11 +23,7 @@ fn caps_match_reference() {
         let t = ChatTemplate::new(&common::template_source(name), opts).unwrap();
         let ours = serde_json::to_value(t.caps()).unwrap();
         for (k, v) in r["caps"].as_object().unwrap() {
-            let camel: String = k
-                .split('_')
-                .enumerate()
-                .map(|(i, w)| if i == 0 { w.to_string() } else { w[..1].to_uppercase() + &w[1..] })
-                .collect();
+            let camel = common::camel(k);
             total += 1;
             if KNOWN.iter().any(|(t, _)| *t == name || *t == format!("{name}:{k}")) {
                 continue;

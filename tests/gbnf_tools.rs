@@ -20,65 +20,14 @@ mod case_support;
 mod common;
 mod gbnf_support;
 
-use chat_autoparser::analysis::{Analysis, Handler};
+use chat_autoparser::analysis::Handler;
 use chat_autoparser::api::RequestOptions;
 use chat_autoparser::gbnf::{build_grammar, Grammar, ParsedGrammar, TriggerKind};
-use case_support::options_of as options_from;
+use case_support::{analysis_with_handler, options_of as options_from};
 use gbnf_support::{accepts, corruptions, Tally};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
-fn camel(key: &str) -> String {
-    let mut out = String::new();
-    let mut up = false;
-    for c in key.chars() {
-        if c == '_' {
-            up = true;
-        } else if up {
-            out.extend(c.to_uppercase());
-            up = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-fn camelize(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (camel(k), camelize(v))).collect()),
-        Value::Array(a) => Value::Array(a.iter().map(camelize).collect()),
-        other => other.clone(),
-    }
-}
-
-fn merge(base: &mut Value, over: &Value) {
-    match (base, over) {
-        (Value::Object(b), Value::Object(o)) => {
-            for (k, v) in o {
-                match b.get_mut(k) {
-                    Some(slot) if slot.is_object() && v.is_object() => merge(slot, v),
-                    _ => {
-                        b.insert(k.clone(), v.clone());
-                    }
-                }
-            }
-        }
-        (b, o) => *b = o.clone(),
-    }
-}
-
-/// llama.cpp's analysis record (snake_case) as our `Analysis`, with the production handler.
-fn analysis_from(record: &Value, handler: &str) -> Analysis {
-    let mut v = serde_json::to_value(Analysis::default()).unwrap();
-    merge(&mut v, &camelize(record));
-    let handler = match handler {
-        "GPT-OSS" | "Functionary v3.2" | "Ministral/Magistral Large 3" => handler,
-        _ => "autoparser",
-    };
-    v["handler"] = json!(handler);
-    serde_json::from_value(v).expect("analysis converts")
-}
 
 fn analyses() -> BTreeMap<String, Value> {
     common::load_jsonl("analysis.jsonl").into_iter().map(|r| (r["template"].as_str().unwrap().to_string(), r)).collect()
@@ -99,7 +48,7 @@ fn tool_grammars_accept_llama_cpp_checked_texts() {
         }
         let template = case["template"].as_str().unwrap();
         let handler = case["handler"].as_str().unwrap_or("autoparser");
-        let a = analysis_from(&analyses[template]["analysis"], handler);
+        let a = analysis_with_handler(&analyses[template], handler);
         let opts = options_from(&case);
         let grammar: Grammar = match build_grammar(&a, &opts) {
             Ok(g) => g,
@@ -183,7 +132,7 @@ fn triggers_and_preserved_tokens_match_llama_cpp() {
     for rec in common::load_jsonl("analysis.jsonl") {
         let template = rec["template"].as_str().unwrap();
         let handler = rec["production_handler_with_tools"].as_str().unwrap_or("autoparser");
-        let a = analysis_from(&rec["analysis"], handler);
+        let a = analysis_with_handler(&rec, handler);
         let inputs = &rec["with_tools"]["inputs"];
         let opts: RequestOptions = serde_json::from_value(json!({
             "tools": inputs["tools"], "toolChoice": inputs["tool_choice"], "parallelToolCalls": inputs["parallel_tool_calls"],
@@ -260,11 +209,11 @@ fn triggers_and_preserved_tokens_match_llama_cpp() {
 #[test]
 fn fixed_request_enum_and_modes() {
     let analyses = analyses();
-    let rec = |t: &str| analysis_from(&analyses[t]["analysis"], analyses[t]["production_handler_with_tools"].as_str().unwrap());
+    let rec = |t: &str| analysis_with_handler(&analyses[t], analyses[t]["production_handler_with_tools"].as_str().unwrap());
     let tools = analyses["Qwen3-Coder.jinja"]["with_tools"]["inputs"]["tools"].clone();
     let opts = |extra: Value| -> RequestOptions {
         let mut o = json!({"tools": tools, "parallelToolCalls": true});
-        merge(&mut o, &extra);
+        case_support::merge(&mut o, extra);
         serde_json::from_value(o).unwrap()
     };
     let table: [(&str, &str, &str); 3] = [

@@ -19,19 +19,30 @@ function searchSource(t) {
 export function grammarStart(grammar, text) {
   const errors = [];
   if (!grammar.lazy) return { start: 0, trigger: null, errors };
+  // Like llama.cpp's runtime, a closed reasoning block is not searched: a tool call the model only
+  // thinks about does not switch the grammar on. (The block may have been opened by the prompt.)
+  let from = 0;
+  const rEnd = grammar.reasoningEnd || '';
+  if (rEnd) {
+    const e = text.indexOf(rEnd);
+    const rStart = grammar.reasoningStart || '';
+    if (e >= 0 && (!rStart || !text.slice(0, e).trim() || text.lastIndexOf(rStart, e) >= 0 || !text.includes(rStart))) from = e + rEnd.length;
+  }
   let best = null;
   for (const t of grammar.triggers || []) {
     let at = -1;
     if (t.type === 'word' || t.type === 'token') {
-      at = t.value ? text.indexOf(t.value) : -1;
+      at = t.value ? text.indexOf(t.value, from) : -1;
     } else if (t.type === 'pattern' || t.type === 'pattern_full') {
       let re;
       try { re = new RegExp(searchSource(t), 'd'); } catch (e) {
         errors.push(`trigger pattern ${JSON.stringify(t.value)} is not a JS regular expression: ${e.message}`);
         continue;
       }
-      const m = re.exec(text);
-      if (m) at = m.indices && m.indices[1] ? m.indices[1][0] : m.index;
+      const rest = t.type === 'pattern_full' ? text : text.slice(from);
+      const m = re.exec(rest);
+      const base = t.type === 'pattern_full' ? 0 : from;
+      if (m) at = base + (m.indices && m.indices[1] ? m.indices[1][0] : m.index);
     }
     if (at >= 0 && (!best || at < best.start)) best = { start: at, trigger: t };
   }

@@ -75,50 +75,52 @@ pub fn js<T>(r: crate::Result<T>) -> Result<T, JsValue> {
     r.map_err(to_js_error)
 }
 
-thread_local! {
-    /// Property names used for every delta, converted to JS strings once.
-    static KEYS: [JsValue; 8] = ["content", "reasoning_content", "tool_calls", "index", "id", "type", "function", "name"]
-        .map(JsValue::from_str);
-    static KEY_ARGUMENTS: JsValue = JsValue::from_str("arguments");
-    static FUNCTION: JsValue = JsValue::from_str("function");
+// Builders for the per-chunk path: one call into JS per delta (with its strings) instead of one per
+// property, which was most of the cost of `StreamParser.push` from JS.
+#[wasm_bindgen(inline_js = "
+export function content_delta(s) { return { content: s }; }
+export function reasoning_delta(s) { return { reasoning_content: s }; }
+export function tool_delta(index, id, name, args) {
+  const f = {};
+  if (name !== undefined) f.name = name;
+  if (args !== undefined) f.arguments = args;
+  const c = { index };
+  if (id !== undefined) c.id = id;
+  if (name !== undefined) c.type = 'function';
+  c.function = f;
+  return { tool_calls: [c] };
+}
+export function one(x) { return [x]; }
+")]
+extern "C" {
+    fn content_delta(s: &str) -> JsValue;
+    fn reasoning_delta(s: &str) -> JsValue;
+    fn tool_delta(index: u32, id: Option<String>, name: Option<String>, args: Option<String>) -> JsValue;
+    fn one(x: JsValue) -> JsValue;
 }
 
-fn set(obj: &JsValue, key: &JsValue, value: &JsValue) {
-    let _ = js_sys::Reflect::set(obj, key, value);
-}
-
-/// Deltas as plain JS objects, built directly: the stream hot path (one call per chunk) avoids the
-/// generic serializer, which was most of the per-chunk cost.
-pub fn deltas_to_js(deltas: &[crate::api::Delta]) -> JsValue {
+fn delta_to_js(d: &crate::api::Delta) -> JsValue {
     use crate::api::Delta;
-    let out = js_sys::Array::new_with_length(deltas.len() as u32);
-    KEYS.with(|k| {
-        for (i, d) in deltas.iter().enumerate() {
-            let obj: JsValue = js_sys::Object::new().into();
-            match d {
-                Delta::Content(s) => set(&obj, &k[0], &JsValue::from_str(s)),
-                Delta::Reasoning(s) => set(&obj, &k[1], &JsValue::from_str(s)),
-                Delta::ToolCall { index, id, name, arguments } => {
-                    let call: JsValue = js_sys::Object::new().into();
-                    set(&call, &k[3], &JsValue::from_f64(*index as f64));
-                    if let Some(id) = id {
-                        set(&call, &k[4], &JsValue::from_str(id));
-                    }
-                    let function: JsValue = js_sys::Object::new().into();
-                    if let Some(name) = name {
-                        FUNCTION.with(|f| set(&call, &k[5], f));
-                        set(&function, &k[7], &JsValue::from_str(name));
-                    }
-                    if let Some(a) = arguments {
-                        KEY_ARGUMENTS.with(|key| set(&function, key, &JsValue::from_str(a)));
-                    }
-                    set(&call, &k[6], &function);
-                    let calls = js_sys::Array::of1(&call);
-                    set(&obj, &k[2], &calls);
-                }
-            }
-            out.set(i as u32, obj);
+    match d {
+        Delta::Content(s) => content_delta(s),
+        Delta::Reasoning(s) => reasoning_delta(s),
+        Delta::ToolCall { index, id, name, arguments } => {
+            tool_delta(*index as u32, id.clone(), name.clone(), arguments.clone())
         }
-    });
-    out.into()
+    }
+}
+
+/// Deltas as plain JS objects (`[{content}]`, `[{tool_calls: [...]}]`, …).
+pub fn deltas_to_js(deltas: &[crate::api::Delta]) -> JsValue {
+    match deltas {
+        [] => js_sys::Array::new().into(),
+        [d] => one(delta_to_js(d)),
+        _ => {
+            let out = js_sys::Array::new_with_length(deltas.len() as u32);
+            for (i, d) in deltas.iter().enumerate() {
+                out.set(i as u32, delta_to_js(d));
+            }
+            out.into()
+        }
+    }
 }

@@ -8,22 +8,7 @@ use chat_autoparser::parse::StreamParser;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
-/// snake_case → camelCase.
-fn camel(key: &str) -> String {
-    let mut out = String::new();
-    let mut up = false;
-    for c in key.chars() {
-        if c == '_' {
-            up = true;
-        } else if up {
-            out.extend(c.to_uppercase());
-            up = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
+use super::common::camel;
 
 fn camel_keys(v: &Value) -> Value {
     match v {
@@ -34,7 +19,7 @@ fn camel_keys(v: &Value) -> Value {
 }
 
 /// Overlay `top` onto `base` (objects merged key by key).
-fn merge(base: &mut Value, top: Value) {
+pub fn merge(base: &mut Value, top: Value) {
     match (base, top) {
         (Value::Object(b), Value::Object(t)) => {
             for (k, v) in t {
@@ -60,6 +45,16 @@ pub fn analysis_from_record(record: &Value) -> Analysis {
     }
     merge(&mut base, top);
     serde_json::from_value(base).expect("analysis record converts")
+}
+
+/// [`analysis_from_record`] with llama.cpp's production `handler` when it is one of the three
+/// dedicated ones (which our analysis detects too).
+pub fn analysis_with_handler(record: &Value, handler: &str) -> Analysis {
+    let mut a = analysis_from_record(record);
+    if let Ok(h) = serde_json::from_value(Value::String(handler.to_string())) {
+        a.handler = h;
+    }
+    a
 }
 
 /// template name → analysis.

@@ -26,3 +26,20 @@ pub fn template_source(name: &str) -> String {
 
 /// 2024-07-26 12:00:00 UTC: the time the reference renders used for `strftime_now`.
 pub const REFERENCE_NOW: f64 = 1_721_995_200.0;
+
+/// snake_case → camelCase (llama.cpp's field names → ours).
+pub fn camel(key: &str) -> String {
+    let mut out = String::new();
+    let mut up = false;
+    for c in key.chars() {
+        if c == '_' {
+            up = true;
+        } else if up {
+            out.extend(c.to_uppercase());
+            up = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
