@@ -108,6 +108,23 @@ impl Machine for FunctionaryParser {
         &mut self.input
     }
 
+    fn emitter(&mut self) -> &mut Emitter {
+        &mut self.emit
+    }
+
+    fn settle(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
+        let mut result = Ok(());
+        match &mut self.state {
+            State::Recipient { explicit, name, .. } if !is_partial && name != ALL => {
+                let (explicit, at) = (*explicit, self.input.offset());
+                self.flush_recipient(at, explicit, out);
+            }
+            State::Args(a) => result = a.finish(is_partial, &mut self.diags, out),
+            _ => {}
+        }
+        result
+    }
+
     fn step(&mut self, rest: &str, at: usize, at_end: bool, out: &mut Vec<Delta>) -> Option<usize> {
         let markers: &[&str] = match &mut self.state {
             State::Preamble { .. } => &[],
@@ -214,20 +231,7 @@ impl OutputParser for FunctionaryParser {
     }
 
     fn finish(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
-        if !self.end_input(is_partial, out) {
-            return Ok(());
-        }
-        let mut result = Ok(());
-        match &mut self.state {
-            State::Recipient { explicit, name, .. } if !is_partial && name != ALL => {
-                let (explicit, at) = (*explicit, self.input.offset());
-                self.flush_recipient(at, explicit, out);
-            }
-            State::Args(a) => result = a.finish(is_partial, &mut self.diags, out),
-            _ => {}
-        }
-        self.emit.finish(out);
-        result
+        self.finish_machine(is_partial, out)
     }
 
     fn diagnostics(&self) -> &[Diagnostic] {

@@ -250,6 +250,27 @@ impl Machine for HarmonyParser {
         &mut self.input
     }
 
+    fn emitter(&mut self) -> &mut Emitter {
+        &mut self.emit
+    }
+
+    fn settle(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
+        let mut result = Ok(());
+        match &self.state {
+            State::Header { at, .. } if !is_partial => {
+                let at = *at;
+                self.flush_header(at, "output ended inside a harmony header, kept as content", out);
+            }
+            State::Body(Dest::Tool { index, args, at }) if !is_partial && !is_valid_json(args) => {
+                let msg = format!("tool call {index} ends before its JSON arguments are complete");
+                self.diags.add(*at, msg.clone());
+                result = Err(Error::new(ErrorKind::Parse, msg).with_offset(*at));
+            }
+            _ => {}
+        }
+        result
+    }
+
     fn on_text(&mut self, text: &str, at: usize, out: &mut Vec<Delta>) -> usize {
         match &mut self.state {
             State::Between { ws } => {
@@ -335,24 +356,7 @@ impl OutputParser for HarmonyParser {
     }
 
     fn finish(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
-        if !self.end_input(is_partial, out) {
-            return Ok(());
-        }
-        let mut result = Ok(());
-        match &self.state {
-            State::Header { at, .. } if !is_partial => {
-                let at = *at;
-                self.flush_header(at, "output ended inside a harmony header, kept as content", out);
-            }
-            State::Body(Dest::Tool { index, args, at }) if !is_partial && !is_valid_json(args) => {
-                let msg = format!("tool call {index} ends before its JSON arguments are complete");
-                self.diags.add(*at, msg.clone());
-                result = Err(Error::new(ErrorKind::Parse, msg).with_offset(*at));
-            }
-            _ => {}
-        }
-        self.emit.finish(out);
-        result
+        self.finish_machine(is_partial, out)
     }
 
     fn diagnostics(&self) -> &[Diagnostic] {

@@ -84,6 +84,23 @@ impl Machine for MinistralParser {
         &mut self.input
     }
 
+    fn emitter(&mut self) -> &mut Emitter {
+        &mut self.emit
+    }
+
+    fn settle(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
+        let mut result = Ok(());
+        match &mut self.state {
+            State::Name { .. } if !is_partial => {
+                let at = self.input.offset();
+                self.flush_name(at, out);
+            }
+            State::Args(a) => result = a.finish(is_partial, &mut self.diags, out),
+            _ => {}
+        }
+        result
+    }
+
     fn on_text(&mut self, text: &str, at: usize, out: &mut Vec<Delta>) -> usize {
         match &mut self.state {
             State::Content => self.emit.content(text, out),
@@ -181,20 +198,7 @@ impl OutputParser for MinistralParser {
     }
 
     fn finish(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
-        if !self.end_input(is_partial, out) {
-            return Ok(());
-        }
-        let mut result = Ok(());
-        match &mut self.state {
-            State::Name { .. } if !is_partial => {
-                let at = self.input.offset();
-                self.flush_name(at, out);
-            }
-            State::Args(a) => result = a.finish(is_partial, &mut self.diags, out),
-            _ => {}
-        }
-        self.emit.finish(out);
-        result
+        self.finish_machine(is_partial, out)
     }
 
     fn diagnostics(&self) -> &[Diagnostic] {

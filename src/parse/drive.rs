@@ -103,6 +103,11 @@ impl Input {
 pub trait Machine {
     /// The machine's input buffer.
     fn input(&mut self) -> &mut Input;
+    /// The machine's delta emitter.
+    fn emitter(&mut self) -> &mut super::emit::Emitter;
+    /// At end of input, after the held-back tail was stepped through: settle what the current state
+    /// left open (a header, a call) — the machine-specific part of [`Machine::finish_machine`].
+    fn settle(&mut self, is_partial: bool, out: &mut Vec<crate::api::Delta>) -> crate::Result<()>;
     /// Consume the start of `rest` (at absolute offset `at`); see [`drive`]. `at_end`: no more input.
     fn step(&mut self, rest: &str, at: usize, at_end: bool, out: &mut Vec<crate::api::Delta>) -> Option<usize>;
 
@@ -155,6 +160,16 @@ pub trait Machine {
         }
         self.input().finished = true;
         true
+    }
+
+    /// `OutputParser::finish` for a machine: end the input, settle the open state, flush the emitter.
+    fn finish_machine(&mut self, is_partial: bool, out: &mut Vec<crate::api::Delta>) -> crate::Result<()> {
+        if !self.end_input(is_partial, out) {
+            return Ok(());
+        }
+        let result = self.settle(is_partial, out);
+        self.emitter().finish(out);
+        result
     }
 }
 

@@ -232,6 +232,24 @@ impl Machine for GenericParser {
         &mut self.input
     }
 
+    fn emitter(&mut self) -> &mut Emitter {
+        &mut self.emit
+    }
+
+    fn settle(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
+        let mut result = Ok(());
+        if let State::Tool { pair, body, at, .. } = std::mem::replace(&mut self.state, State::Content) {
+            if !is_partial {
+                if parse_calls(&body).is_none() {
+                    let msg = "output ended inside a tool call";
+                    result = Err(Error::new(ErrorKind::Parse, msg).with_offset(at));
+                }
+                self.complete_call(pair, &body, at, false, out);
+            }
+        }
+        result
+    }
+
     fn on_text(&mut self, text: &str, _at: usize, out: &mut Vec<Delta>) -> usize {
         match &mut self.state {
             State::Content => self.content(text, out),
@@ -287,21 +305,7 @@ impl OutputParser for GenericParser {
     }
 
     fn finish(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
-        if !self.end_input(is_partial, out) {
-            return Ok(());
-        }
-        let mut result = Ok(());
-        if let State::Tool { pair, body, at, .. } = std::mem::replace(&mut self.state, State::Content) {
-            if !is_partial {
-                if parse_calls(&body).is_none() {
-                    let msg = "output ended inside a tool call";
-                    result = Err(Error::new(ErrorKind::Parse, msg).with_offset(at));
-                }
-                self.complete_call(pair, &body, at, false, out);
-            }
-        }
-        self.emit.finish(out);
-        result
+        self.finish_machine(is_partial, out)
     }
 
     fn diagnostics(&self) -> &[Diagnostic] {
