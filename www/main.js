@@ -283,7 +283,9 @@ $('tools').addEventListener('input', onRequest);
 for (const id of ['enable-thinking', 'parallel', 'reasoning-format', 'tool-choice']) $(id).addEventListener('change', onRequest);
 $('tools-sample').addEventListener('click', () => { $('tools').value = JSON.stringify(SAMPLE_TOOLS, null, 2); requestDependent(); });
 $('tools-none').addEventListener('click', () => { $('tools').value = ''; requestDependent(); });
-$('output').addEventListener('input', debounce(() => { state.outputTouched = true; outputChanged(); }, 200));
+// Mark the output as the user's at once (not debounced): a fixture arriving meanwhile must not replace it.
+const outputChangedSoon = debounce(outputChanged, 200);
+$('output').addEventListener('input', () => { state.outputTouched = true; outputChangedSoon(); });
 $('fixture').addEventListener('change', () => {
   const fx = state.fixtures?.[Number($('fixture').value)];
   if ($('fixture').value !== '' && fx) useOutput(fx.output);
