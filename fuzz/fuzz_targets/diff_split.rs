@@ -1,4 +1,7 @@
-//! The diff splitter: for any two texts, `prefix + left + suffix` rebuilds each side.
+//! The diff splitter never panics, and its unique parts come from their own side. (It does not
+//! always rebuild each side as `prefix + left + suffix`: like llama.cpp's `calculate_diff_split`,
+//! whose behaviour the conformance data pins — see shared/conformance/README.md, analysis-diffs —
+//! a short side's last segment can end up in both the prefix and the suffix.)
 #![no_main]
 use chat_autoparser::analysis::calculate_diff_split;
 use libfuzzer_sys::fuzz_target;
@@ -6,6 +9,6 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &str| {
     let (a, b) = data.split_once('\u{1}').unwrap_or((data, ""));
     let d = calculate_diff_split(a, b);
-    assert_eq!(format!("{}{}{}", d.prefix, d.left, d.suffix), a);
-    assert_eq!(format!("{}{}{}", d.prefix, d.right, d.suffix), b);
+    assert!(a.contains(d.left.as_str()), "left {:?} not in {a:?}", d.left);
+    assert!(b.contains(d.right.as_str()), "right {:?} not in {b:?}", d.right);
 });
