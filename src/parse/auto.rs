@@ -19,7 +19,7 @@ use super::OutputParser;
 use crate::analysis::types::{Analysis, CallIdPosition, ToolFormat};
 use crate::api::{Delta, Diagnostic, RequestOptions};
 use crate::{Error, ErrorKind, Result};
-use std::sync::Arc;
+use std::rc::Rc;
 
 /// Where a tool call is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,7 +114,7 @@ struct Call {
 #[derive(Debug)]
 pub struct AutoParser {
     /// Shared so states can read markers while mutating the parser.
-    cfg: Arc<ParserConfig>,
+    cfg: Rc<ParserConfig>,
     state: State,
     /// Unconsumed input (only what may still start a marker, between pushes).
     buf: String,
@@ -138,6 +138,8 @@ pub struct AutoParser {
     out_start: usize,
     diags: Vec<Diagnostic>,
     failed: Option<Error>,
+    /// Bytes that may start a marker of the text states (see [`AutoParser::plain_text`]).
+    text_marker_bytes: Box<[bool; 256]>,
 }
 
 /// Consecutive zero-length steps tolerated before the parser stops (defends against loops).
@@ -155,7 +157,7 @@ impl AutoParser {
     /// A parser from a prepared configuration.
     pub fn with_config(cfg: ParserConfig, prefill: &str) -> AutoParser {
         let mut p = AutoParser {
-            cfg: Arc::new(cfg),
+            cfg: Rc::new(cfg),
             state: State::Start,
             buf: String::new(),
             base: 0,
@@ -172,7 +174,14 @@ impl AutoParser {
             out_start: 0,
             diags: Vec::new(),
             failed: None,
+            text_marker_bytes: Box::new([false; 256]),
         };
+        let cfg = Rc::clone(&p.cfg);
+        let text_markers = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s, e]);
+        let tool_markers = cfg.tools.iter().flat_map(|t| [&t.trigger, &t.call_trigger]);
+        for m in text_markers.chain(tool_markers) {
+            m.mark_first_bytes(&mut p.text_marker_bytes);
+        }
         let mut out = Vec::new();
         p.buf.push_str(prefill);
         p.run(false, &mut out);
@@ -274,6 +283,25 @@ impl AutoParser {
 
     // ---- driver ---------------------------------------------------------------------------
 
+    /// Streaming fast path: in a text state with nothing held back, a chunk holding no byte that
+    /// can start one of the text states' markers (reasoning, content wrapper, tool-call triggers)
+    /// is plain text the text state would emit whole. Emitting it directly skips the buffer copy
+    /// and the per-marker searches; the result is the same as [`AutoParser::run`].
+    fn plain_text(&mut self, chunk: &str, out: &mut Vec<Delta>) -> bool {
+        if !self.buf.is_empty() || !self.trail.is_empty() || chunk.bytes().any(|b| self.text_marker_bytes[usize::from(b)]) {
+            return false;
+        }
+        match self.state {
+            State::Content | State::Wrapped => self.emit_content(chunk, out),
+            State::Reasoning => self.emit_reasoning(chunk, out),
+            _ => return false,
+        }
+        self.base += chunk.len();
+        self.scanned = self.scanned.saturating_sub(chunk.len());
+        self.flush_call(out);
+        true
+    }
+
     fn run(&mut self, eof: bool, out: &mut Vec<Delta>) {
         let buf = std::mem::take(&mut self.buf);
         let mut pos = 0;
@@ -371,7 +399,7 @@ impl AutoParser {
     }
 
     fn step_start(&mut self, text: &str, abs: usize, eof: bool) -> Step {
-        let cfg = Arc::clone(&self.cfg);
+        let cfg = Rc::clone(&self.cfg);
         let Some((start, _)) = &cfg.reasoning else {
             self.state = State::Content;
             return Step::Adv(0);
@@ -440,7 +468,7 @@ impl AutoParser {
     }
 
     fn step_reasoning(&mut self, text: &str, eof: bool, out: &mut Vec<Delta>) -> Step {
-        let cfg = Arc::clone(&self.cfg);
+        let cfg = Rc::clone(&self.cfg);
         self.until_end(text, cfg.reasoning.as_ref().map(|(_, e)| e), eof, out, true)
     }
 
@@ -559,7 +587,7 @@ impl AutoParser {
     /// vanishes, see `emit_reasoning`) and a stray end marker is dropped. Both are recognised markers,
     /// so nothing the model wrote is lost; each leaves a diagnostic except a re-opened block.
     fn reasoning_in_content(&mut self, text: &str, abs: usize, call_at: Option<usize>, wrap_at: Option<usize>, out: &mut Vec<Delta>) -> Option<Step> {
-        let cfg = Arc::clone(&self.cfg);
+        let cfg = Rc::clone(&self.cfg);
         let (start, end) = cfg.reasoning.as_ref()?;
         let open = start.find(text).map(|m| (m, true));
         let close = end.find(text).map(|m| (m, false));
@@ -606,7 +634,7 @@ impl AutoParser {
     }
 
     fn step_wrapped(&mut self, text: &str, eof: bool, out: &mut Vec<Delta>) -> Step {
-        let cfg = Arc::clone(&self.cfg);
+        let cfg = Rc::clone(&self.cfg);
         self.until_end(text, cfg.content_wrap.as_ref().map(|(_, e)| e), eof, out, false)
     }
 
@@ -1027,7 +1055,7 @@ impl AutoParser {
 
     /// A literal argument value: it ends by its own syntax (closing quote or bracket, end of a word).
     fn literal_value(&mut self, text: &str, eof: bool) -> Step {
-        let cfg = Arc::clone(&self.cfg);
+        let cfg = Rc::clone(&self.cfg);
         let delim = cfg.tools.as_ref().map_or("", |t| t.string_delim.as_str());
         let call = &mut self.call;
         for (i, c) in text.char_indices() {
@@ -1273,6 +1301,9 @@ impl OutputParser for AutoParser {
         }
         out.append(&mut self.pending);
         self.out_start = out.len();
+        if self.plain_text(chunk, out) {
+            return;
+        }
         self.buf.push_str(chunk);
         self.run(false, out);
     }

@@ -98,6 +98,17 @@ impl Marker {
         self.core.get(..end).filter(|h| h.len() < self.core.len())
     }
 
+    /// Mark in `set` every byte a match or a holdback of this marker must start with (the first
+    /// byte of its core and of its leading whitespace): text without any of them is plain text.
+    pub fn mark_first_bytes(&self, set: &mut [bool; 256]) {
+        if self.core.is_empty() {
+            return;
+        }
+        for b in [self.lead_core.as_bytes().first(), self.core.as_bytes().first()].into_iter().flatten() {
+            set[usize::from(*b)] = true;
+        }
+    }
+
     /// How many trailing bytes of `text` could still be the start of this marker (its leading
     /// whitespace included), so they must be held back.
     pub fn holdback(&self, text: &str) -> usize {

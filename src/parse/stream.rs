@@ -65,16 +65,23 @@ impl StreamParser {
 
     /// Consume a chunk of model output; returns the deltas it completed.
     pub fn push(&mut self, chunk: &str) -> Vec<Delta> {
-        let mut out = std::mem::take(&mut self.initial);
+        let mut out = Vec::new();
+        self.push_into(chunk, &mut out);
+        out
+    }
+
+    /// [`Self::push`] appending to `out`: a caller that reuses one vector for every chunk saves an
+    /// allocation per chunk.
+    pub fn push_into(&mut self, chunk: &str, out: &mut Vec<Delta>) {
+        out.append(&mut self.initial);
         if self.failed.is_some() || self.finished {
-            return out;
+            return;
         }
         let start = out.len();
-        self.inner.push(chunk, &mut out);
+        self.inner.push(chunk, out);
         for d in out.get(start..).unwrap_or(&[]) {
             self.message.apply(d);
         }
-        out
     }
 
     /// End of output: flush what was held back. Fails only for a non-partial request whose output

@@ -145,6 +145,8 @@ pub struct JsStreamParser {
     inner: crate::parse::StreamParser,
     // Keeps the template (and its analysis) alive while the parser lives.
     _template: Rc<crate::ChatTemplate>,
+    /// Reused for every chunk's deltas (saves an allocation per push).
+    scratch: Vec<crate::api::Delta>,
 }
 
 #[wasm_bindgen(js_class = StreamParser)]
@@ -154,13 +156,15 @@ impl JsStreamParser {
     pub fn new(template_or_source: JsValue, options: JsValue) -> Result<JsStreamParser, JsValue> {
         let (t, gp, opts) = parse_setup(&template_or_source, options)?;
         let inner = js(crate::parse::StreamParser::new(t.analysis(), &gp, &opts))?;
-        Ok(JsStreamParser { inner, _template: t })
+        Ok(JsStreamParser { inner, _template: t, scratch: Vec::new() })
     }
 
     /// Consume a chunk; returns the deltas it completed (often none while a marker may be starting).
     /// Never throws on malformed output: see `diagnostics`.
     pub fn push(&mut self, chunk: &str) -> JsValue {
-        convert::deltas_to_js(&self.inner.push(chunk))
+        self.scratch.clear();
+        self.inner.push_into(chunk, &mut self.scratch);
+        convert::deltas_to_js(&self.scratch)
     }
 
     /// End of output: returns the remaining deltas. With `isPartial: false`, output that ends inside a
