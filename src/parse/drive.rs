@@ -11,8 +11,11 @@
 /// skipped to the next byte a marker can start with (`memchr` when they all share one ASCII first
 /// byte, as `<|…|>` markers do), so long runs between markers cost about a byte compare per byte.
 pub fn next_marker(text: &str, markers: &[&str]) -> Option<(usize, usize)> {
+    find_marker(text, markers, &FirstBytes::new(markers))
+}
+
+fn find_marker(text: &str, markers: &[&str], firsts: &FirstBytes) -> Option<(usize, usize)> {
     let bytes = text.as_bytes();
-    let firsts = FirstBytes::new(markers);
     let mut pos = 0;
     while let Some(p) = firsts.next_candidate(text, pos) {
         let mut best: Option<(usize, usize)> = None;
@@ -83,11 +86,20 @@ pub enum Scan {
 /// Classify the start of `text` against `markers`, applying the holdback rule. With `at_end`, nothing
 /// is held back (no more input will come).
 pub fn scan(text: &str, markers: &[&str], at_end: bool) -> Scan {
-    match next_marker(text, markers) {
+    let firsts = FirstBytes::new(markers);
+    match find_marker(text, markers, &firsts) {
         Some((0, i)) => Scan::Marker(i),
         Some((p, _)) => Scan::Text(p),
         None => {
-            let keep = if at_end { 0 } else { crate::parse::scan::held_back_len(text, markers) };
+            // A held-back marker prefix starts with a marker's first byte within the last
+            // (longest marker − 1) bytes; most chunks of plain text have none, so skip the full check.
+            let window = markers.iter().map(|m| m.len()).max().unwrap_or(0).saturating_sub(1);
+            let tail_bytes = text.as_bytes().get(text.len().saturating_sub(window)..).unwrap_or(&[]);
+            let keep = if at_end || !tail_bytes.iter().any(|&b| firsts.has(b)) {
+                0
+            } else {
+                crate::parse::scan::held_back_len(text, markers)
+            };
             match text.len() - keep {
                 0 => Scan::Wait,
                 n => Scan::Text(n),
