@@ -7,22 +7,69 @@
 
 /// Earliest occurrence of any of `markers` in `text`: (byte position, marker index), longest marker
 /// on ties. Unlike [`crate::parse::scan::find_first`] it stops at the first hit instead of searching
-/// the whole text for every marker, so repeated steps over one long chunk stay linear.
+/// the whole text for every marker, so repeated steps over one long chunk stay linear. Plain text is
+/// skipped to the next byte a marker can start with (`memchr` when they all share one ASCII first
+/// byte, as `<|…|>` markers do), so long runs between markers cost about a byte compare per byte.
 pub fn next_marker(text: &str, markers: &[&str]) -> Option<(usize, usize)> {
+    find_marker(text, markers, &FirstBytes::new(markers))
+}
+
+fn find_marker(text: &str, markers: &[&str], firsts: &FirstBytes) -> Option<(usize, usize)> {
     let bytes = text.as_bytes();
-    for pos in 0..bytes.len() {
+    let mut pos = 0;
+    while let Some(p) = firsts.next_candidate(text, pos) {
         let mut best: Option<(usize, usize)> = None;
         for (i, m) in markers.iter().enumerate() {
             let mb = m.as_bytes();
-            if !mb.is_empty() && bytes.get(pos..pos + mb.len()) == Some(mb) && best.map_or(true, |(_, l)| l < mb.len()) {
+            if !mb.is_empty() && bytes.get(p..p + mb.len()) == Some(mb) && best.map_or(true, |(_, l)| l < mb.len()) {
                 best = Some((i, mb.len()));
             }
         }
         if let Some((i, _)) = best {
-            return Some((pos, i));
+            return Some((p, i));
         }
+        pos = p + 1;
     }
     None
+}
+
+/// The set of first bytes of a marker list, to skip text no marker can start in.
+struct FirstBytes {
+    set: [u64; 4],
+    /// The only first byte, when all markers share one ASCII byte.
+    single: Option<char>,
+}
+
+impl FirstBytes {
+    fn new(markers: &[&str]) -> Self {
+        let mut set = [0u64; 4];
+        let (mut distinct, mut last) = (0, 0u8);
+        for b in markers.iter().filter_map(|m| m.as_bytes().first().copied()) {
+            if let Some(w) = set.get_mut(usize::from(b >> 6)) {
+                if *w >> (b & 63) & 1 == 0 {
+                    distinct += 1;
+                    last = b;
+                }
+                *w |= 1 << (b & 63);
+            }
+        }
+        let single = (distinct == 1 && last.is_ascii()).then(|| char::from(last));
+        FirstBytes { set, single }
+    }
+
+    fn has(&self, b: u8) -> bool {
+        self.set.get(usize::from(b >> 6)).map_or(false, |w| w >> (b & 63) & 1 == 1)
+    }
+
+    /// The first position at or after `from` whose byte starts some marker.
+    fn next_candidate(&self, text: &str, from: usize) -> Option<usize> {
+        // `from` follows an ASCII byte (or is 0), so it is a char boundary; `get` guards it anyway.
+        if let (Some(c), Some(rest)) = (self.single, text.get(from..)) {
+            return rest.find(c).map(|p| from + p);
+        }
+        let rest = text.as_bytes().get(from..)?;
+        rest.iter().position(|&b| self.has(b)).map(|p| from + p)
+    }
 }
 
 /// What a step found at the start of its text.
@@ -39,11 +86,20 @@ pub enum Scan {
 /// Classify the start of `text` against `markers`, applying the holdback rule. With `at_end`, nothing
 /// is held back (no more input will come).
 pub fn scan(text: &str, markers: &[&str], at_end: bool) -> Scan {
-    match next_marker(text, markers) {
+    let firsts = FirstBytes::new(markers);
+    match find_marker(text, markers, &firsts) {
         Some((0, i)) => Scan::Marker(i),
         Some((p, _)) => Scan::Text(p),
         None => {
-            let keep = if at_end { 0 } else { crate::parse::scan::held_back_len(text, markers) };
+            // A held-back marker prefix starts with a marker's first byte within the last
+            // (longest marker − 1) bytes; most chunks of plain text have none, so skip the full check.
+            let window = markers.iter().map(|m| m.len()).max().unwrap_or(0).saturating_sub(1);
+            let tail_bytes = text.as_bytes().get(text.len().saturating_sub(window)..).unwrap_or(&[]);
+            let keep = if at_end || !tail_bytes.iter().any(|&b| firsts.has(b)) {
+                0
+            } else {
+                crate::parse::scan::held_back_len(text, markers)
+            };
             match text.len() - keep {
                 0 => Scan::Wait,
                 n => Scan::Text(n),
@@ -192,6 +248,11 @@ mod tests {
         assert_eq!(next_marker("ab<|end|>", &["<|e", "<|end|>"]), Some((2, 1)));
         assert_eq!(next_marker("abc", &["x"]), None);
         assert_eq!(next_marker("é>>>", &[">>>"]), Some((2, 0)));
+        // Candidates that fail, several first bytes, a non-ASCII first byte, an empty marker.
+        assert_eq!(next_marker("<|x <|en <|end|>", &["<|end|>", "<|start|>"]), Some((9, 0)));
+        assert_eq!(next_marker("a[b]c[TOOL]", &["]]", "[TOOL]"]), Some((5, 1)));
+        assert_eq!(next_marker("aé«x«b»", &["«b»", ""]), Some((6, 0)));
+        assert_eq!(next_marker("abc", &[""]), None);
     }
 
     #[test]
