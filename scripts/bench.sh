@@ -6,6 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 echo "== cargo bench --bench report"
+# Build the CLI first: with a lib and a bin of the same name, `cargo bench` can otherwise race on the lib's
+# output file (cargo issue 6313) and fail to link.
+cargo build --profile bench --bin chat-autoparser
 cargo bench --bench report
 if [ "${FUZZ:-}" = "1" ]; then
   echo "== fuzz_long"
