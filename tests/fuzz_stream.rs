@@ -49,7 +49,7 @@ fn mutated_cases_stream_equals_whole() {
             }
         }
     }
-    report("mutated cases stream = whole", runs, &failures, 26500, 0);
+    report("mutated cases stream = whole", runs, &failures, 26608, 0);
 }
 
 #[test]
