@@ -15,7 +15,8 @@
 //! - stream ≡ whole: the output is also pushed one character at a time, in chunks of 3 and 7 bytes
 //!   and in the source's own chunks; any difference from the whole-text result fails the case.
 //!
-//! `cargo test --test real_outputs -- --nocapture` prints the rates; `UPDATE_EXPECTATIONS=1` rewrites
+//! `cargo test --test real_outputs -- --nocapture` prints the rates (`REAL_OUTPUTS_SHOW=<id prefix>` also
+//! prints the generation prompt and our message for those cases); `UPDATE_EXPECTATIONS=1` rewrites
 //! the expectation file (known reasons already written are kept; new failures get `UNCLASSIFIED`).
 
 use chat_autoparser::api::{Message, RequestOptions};
@@ -177,6 +178,9 @@ fn run_case(case: &Value, templates: &mut HashMap<String, Result<ChatTemplate, S
         }
     }
     let got = whole?;
+    if std::env::var("REAL_OUTPUTS_SHOW").is_ok_and(|p| case["id"].as_str().is_some_and(|id| id.starts_with(&p))) {
+        println!("{}\n  generation prompt {gp:?}\n  parsed {}", case["id"], serde_json::to_string(&got).unwrap());
+    }
     mismatch(&got, &case["expected"]).map_or(Ok(()), Err)
 }
 
