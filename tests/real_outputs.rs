@@ -179,7 +179,11 @@ fn run_case(case: &Value, templates: &mut HashMap<String, Result<ChatTemplate, S
     }
     let got = whole?;
     if std::env::var("REAL_OUTPUTS_SHOW").is_ok_and(|p| case["id"].as_str().is_some_and(|id| id.starts_with(&p))) {
-        println!("{}\n  generation prompt {gp:?}\n  parsed {}", case["id"], serde_json::to_string(&got).unwrap());
+        let mut p = StreamParser::new(t.analysis(), &gp, &options).map_err(|e| e.to_string())?;
+        p.push(output);
+        let _ = p.finish();
+        let diagnostics: Vec<&str> = p.diagnostics().iter().map(|d| d.message.as_str()).collect();
+        println!("{}\n  generation prompt {gp:?}\n  parsed {}\n  diagnostics {diagnostics:?}", case["id"], serde_json::to_string(&got).unwrap());
     }
     mismatch(&got, &case["expected"]).map_or(Ok(()), Err)
 }
