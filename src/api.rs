@@ -18,7 +18,8 @@ pub struct FunctionCall {
 /// One tool call of an assistant message.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCall {
-    /// Call id as the model wrote it, or empty.
+    /// Call id: the model's own, or a generated one (see `parse::call_ids`); never empty in a
+    /// parsed message.
     pub id: String,
     /// Always `"function"`.
     #[serde(rename = "type", default = "function_type")]
@@ -84,11 +85,13 @@ pub enum Delta {
     /// `{reasoning_content}`
     Reasoning(String),
     /// `{tool_calls: [{index, id?, type?, function: {name?, arguments?}}]}`. The first delta of a call
-    /// carries `id` and `name` (sent once the name is complete); later ones carry argument text.
+    /// carries `id` and `name` (sent once the name is complete); later ones carry argument text. From a
+    /// [`crate::parse::StreamParser`] the first delta always has a non-empty `id`.
     ToolCall {
         /// Index of the call in the message.
         index: usize,
-        /// Call id, on the first delta of the call only.
+        /// Call id, on the first delta of the call; a later delta of the same call carries one only
+        /// when the model wrote its id after the name, and that id replaces the earlier one.
         id: Option<String>,
         /// Function name, on the first delta of the call only.
         name: Option<String>,
@@ -141,7 +144,8 @@ impl Message {
                 }
                 let call = &mut self.tool_calls[*index];
                 if let Some(id) = id {
-                    call.id.push_str(id);
+                    // Replaces (a model's own id written after the name replaces the generated one).
+                    call.id.clone_from(id);
                 }
                 if let Some(name) = name {
                     call.function.name.push_str(name);

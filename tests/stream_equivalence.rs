@@ -8,10 +8,8 @@ mod case_support;
 use chat_autoparser::analysis::types::Analysis;
 use chat_autoparser::api::{Delta, Message, RequestOptions};
 use chat_autoparser::parse::StreamParser;
-use case_support::{analyses, chunks, options_of, stream, Outcome, Rng};
-use chat_autoparser::parse::generation_prompt;
+use case_support::{analyses, chunks, each_case_end_to_end, options_of, stream, Outcome, Rng};
 use chat_autoparser::{ChatTemplate, RenderOptions};
-use std::collections::HashMap;
 
 const DEDICATED: [&str; 3] = ["GPT-OSS", "Functionary v3.2", "Ministral/Magistral Large 3"];
 
@@ -59,23 +57,13 @@ fn random_splits_agree(case: &serde_json::Value, analysis: &Analysis, gp: &str, 
 /// dedicated handlers included — so formats the general analysis learns stay chunk-invariant.
 #[test]
 fn random_splits_match_whole_text_with_our_analysis() {
-    let mut templates: HashMap<String, ChatTemplate> = HashMap::new();
     let (mut cases, mut runs) = (0, 0);
-    for case in common::load_jsonl("cases.jsonl") {
-        let name = case["template"].as_str().unwrap_or("").to_string();
-        let t = templates.entry(name.clone()).or_insert_with(|| {
-            let opts = RenderOptions { now: Some(1_795_305_600.0), ..Default::default() };
-            ChatTemplate::new(&common::template_source(&name), opts).expect("shared templates compile")
-        });
-        let options = options_of(&case);
-        let analysis = t.analysis();
-        let Ok(gp) = generation_prompt(t, analysis, &options) else { continue };
-        let input = case["input"].as_str().unwrap_or("");
-        let whole = stream(analysis, &gp, &options, &[input]);
+    each_case_end_to_end(|case, _, analysis, gp, options, input| {
+        let whole = stream(analysis, gp, options, &[input]);
         assert_eq!(Message::from_deltas(&whole.2), whole.0, "case #{}: deltas do not rebuild the message", case["id"]);
-        runs += random_splits_agree(&case, analysis, &gp, &options, input, &whole);
+        runs += random_splits_agree(case, analysis, gp, options, input, &whole);
         cases += 1;
-    }
+    });
     println!("stream equivalence (our analysis): {cases} cases, {runs} chunkings");
     assert!(cases >= 330, "only {cases} cases ran");
 }
