@@ -85,7 +85,8 @@ pub enum Delta {
     /// `{reasoning_content}`
     Reasoning(String),
     /// `{tool_calls: [{index, id?, type?, function: {name?, arguments?}}]}`. The first delta of a call
-    /// carries `id` and `name` (sent once the name is complete); later ones carry argument text. From a
+    /// carries `id`, `type` and `name` (sent once the name is complete) and serializes `arguments`
+    /// (`""` if none yet), as OpenAI's `chat.completion.chunk`; later ones carry argument text. From a
     /// [`crate::parse::StreamParser`] the first delta always has a non-empty `id`.
     ToolCall {
         /// Index of the call in the message.
@@ -122,8 +123,12 @@ impl From<&Delta> for Value {
                     call.insert("type".into(), "function".into());
                     function.insert("name".into(), name.clone().into());
                 }
-                if let Some(a) = arguments {
-                    function.insert("arguments".into(), a.clone().into());
+                // The first delta (the one with the name) always carries `arguments`, `""` if none
+                // yet, as OpenAI's `chat.completion.chunk` does.
+                match (arguments, name) {
+                    (Some(a), _) => _ = function.insert("arguments".into(), a.clone().into()),
+                    (None, Some(_)) => _ = function.insert("arguments".into(), "".into()),
+                    (None, None) => {}
                 }
                 call.insert("function".into(), Value::Object(function));
                 serde_json::json!({ "tool_calls": [Value::Object(call)] })
