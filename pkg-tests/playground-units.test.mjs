@@ -34,6 +34,9 @@ test('delta spans: verbatim text is found where it was emitted; rewritten text g
     ['tool0.name', 'f', [[at('Hi <'), at('<call>')]], false],
     ['tool0.arguments', '{"x":1}', [[at('<call>'), text.length]], false],
   ]);
+  // An id the parser generated (not in the output) has no source span.
+  const withId = deltaSpans(text, [{ delta: { tool_calls: [{ index: 0, id: 'call_x1', function: { name: 'f' } }] }, at: at('<call>') }]);
+  assert.deepEqual(withId.map((s) => [s.key, s.ranges]), [['tool0.id', []], ['tool0.name', [[0, at('<call>')]]]]);
   const regions = outputRegions(text, spans, [{ value: '<think>', field: 'reasoning.start' }, { value: '</think>', field: 'reasoning.end' }]);
   const markers = regions.filter((r) => r.cls === 'r-marker').map((r) => text.slice(r.start, r.end));
   assert.deepEqual(markers, ['<think>', '</think>']);

@@ -47,6 +47,8 @@ export function deltaSpans(text, events) {
       if (exact) {
         range = [s, s + part.text.length];
         cursor = range[1];
+      } else if (part.kind === 'id') {
+        range = [at, at]; // an id the parser generated: it has no source (an empty range adds nothing)
       } else {
         const start = Math.max(cursor, lastAt) < at ? Math.max(cursor, lastAt) : cursor;
         range = [start, Math.max(start, at)];

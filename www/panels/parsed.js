@@ -24,7 +24,7 @@ function messageView(m) {
 function deltaList(spans, text, editor) {
   if (!spans.length) return note('No deltas: the output is empty.');
   return h('ol', { class: 'log spans', id: 'parsed-deltas' }, spans.map((s) => {
-    const where = s.ranges.map(([a, b]) => `${a}–${b}`).join(', ');
+    const where = s.ranges.length ? s.ranges.map(([a, b]) => `${a}–${b}`).join(', ') : 'nowhere (generated)';
     const field = s.index === undefined ? KIND_LABEL[s.kind] : `tool_calls[${s.index}].${KIND_LABEL[s.kind]}`;
     const li = h('li', {
       class: `span-item k-${s.kind}`, tabindex: '0',
@@ -39,7 +39,7 @@ function deltaList(spans, text, editor) {
     li.addEventListener('focus', on);
     li.addEventListener('mouseleave', off);
     li.addEventListener('blur', off);
-    li.addEventListener('click', () => editor?.select(s.ranges[0][0], s.ranges.at(-1)[1]));
+    li.addEventListener('click', () => { if (s.ranges.length) editor?.select(s.ranges[0][0], s.ranges.at(-1)[1]); });
     return li;
   }));
 }
