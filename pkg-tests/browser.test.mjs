@@ -37,7 +37,7 @@ before(async () => {
   browser = await chromium.launch({
     executablePath: CHROMIUM, headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', '--disable-quic'],
+      '--disable-sync', '--no-first-run'],
   });
   common = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   await common.addInitScript(() => localStorage.clear());
@@ -146,6 +146,12 @@ test('parsed panel follows output edits: deltas with source spans, diagnostics n
   await page.locator('#parsed-diags button').first().click();
   assert.equal(await page.locator('#output').evaluate((t) => t.selectionStart), diag.index);
   assert.match(await page.locator('#output-caret').textContent(), /diagnostic: call of an unknown function/);
+  // Cut short inside a tool call: finish() throws; the panel says so and jumps to where the call began.
+  const cut = 'Ünï <tool_call>\n{"name": "get_weather", "argu';
+  await pasteOutput(page, cut);
+  assert.match(await page.locator('#parsed').textContent(), /finish\(\): Parse: .*ends inside a tool call/);
+  await page.locator('#parsed .error button').click();
+  assert.equal(await page.locator('#output').evaluate((t) => t.selectionStart), cut.indexOf('<tool_call>'));
   await page.screenshot({ path: shot('parsed') });
   assert.deepEqual(errors, []);
   await close();
@@ -238,6 +244,9 @@ test('state: a copied link restores everything in a fresh browser profile; a rel
   await a.page.locator('.message').nth(1).locator('.m-content').fill('Tokyo too, please.');
   await a.page.locator('#extra').fill('{"custom_flag": 1}');
   await pasteOutput(a.page, TOOL_OUTPUT);
+  await a.page.locator('#t-live').click();
+  await a.page.locator('#chunk').fill('7');
+  await a.page.locator('#chunk').dispatchEvent('change');
   await a.page.locator('#t-grammar').click();
   await a.page.locator('#copy-link').click();
   await a.page.waitForFunction(() => /copied|Copy failed/.test(document.querySelector('#copy-link').textContent));
@@ -256,6 +265,7 @@ test('state: a copied link restores everything in a fresh browser profile; a rel
   assert.deepEqual(JSON.parse(await b.page.locator('#extra').inputValue()), { custom_flag: 1 });
   assert.equal(await b.page.locator('#output').inputValue(), TOOL_OUTPUT);
   assert.equal(await b.page.locator('#t-grammar').getAttribute('aria-selected'), 'true');
+  assert.equal(await b.page.locator('#chunk').inputValue(), '7');
   assert.match(await b.page.evaluate(() => JSON.stringify(window.playground.parsed.message)), /get_weather/);
   assert.deepEqual(b.errors, []);
   await fresh.close();

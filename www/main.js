@@ -268,6 +268,7 @@ const requestDependent = track(async () => {
   }
   if (!state.analysis) {
     fill($('parsed'), note('Fix the template first.', 'error'));
+    editor.set([], []); // the last template's highlights no longer apply
     return;
   }
   requestError(null);
@@ -368,6 +369,7 @@ function snapshot() {
   return {
     template: source(), entry: state.templateEntry?.path ?? null, label: state.templateLabel,
     request: request.state, output: output(), tab: tabs.current, responseTemplate: state.responseTemplate,
+    replay: { chunk: $('chunk').value, delay: $('delay').value },
   };
 }
 
@@ -389,6 +391,7 @@ function applyState(s) {
   state.outputTouched = typeof s.output === 'string' && s.output !== '';
   editor.paint();
   if (s.tab) tabs.select(s.tab);
+  if (s.replay) { $('chunk').value = s.replay.chunk ?? $('chunk').value; $('delay').value = s.replay.delay ?? $('delay').value; }
 }
 
 $('copy-link').addEventListener('click', async () => {
@@ -443,7 +446,8 @@ $('fixture').addEventListener('change', () => {
 });
 $('diffs-changed').addEventListener('change', showAnalysis);
 $('verify-run').addEventListener('click', () => verify());
-$('chunk').addEventListener('change', () => live.reset());
+$('chunk').addEventListener('change', () => { live.reset(); persistSoon(); });
+$('delay').addEventListener('change', () => persistSoon());
 
 // A call that runs long offers a Stop, which abandons the worker (the UI never waits on it).
 setInterval(() => { $('stop').hidden = client.busyFor() < SLOW_MS; }, 250);

@@ -63,7 +63,12 @@ export function renderParsed(el, res, text, editor) {
     return;
   }
   const problems = [];
-  if (res.error) problems.push(h('div', { class: 'error' }, `finish(): ${errorText(res.error)}`));
+  if (res.error) {
+    const at = res.error.index;
+    problems.push(h('div', { class: 'error' }, `finish(): ${errorText(res.error)} `,
+      at === undefined ? null : h('button', { class: 'small secondary', onclick: () => editor?.select(at) },
+        `line ${lineColumn(text, at).line}:${lineColumn(text, at).column}`)));
+  }
   if (res.whole) {
     problems.push(h('div', { class: 'error' }, '✗ the whole-text parseOutput gives a different message:', h('pre', {}, pretty(res.whole))));
   }
