@@ -65,7 +65,8 @@ export function renderParsed(el, res, text, editor) {
   const problems = [];
   if (res.error) {
     const at = res.error.index;
-    problems.push(h('div', { class: 'error' }, `finish(): ${errorText(res.error)} `,
+    // The place is given as line:column of the converted offset, not as the API's raw offset.
+    problems.push(h('div', { class: 'error' }, `finish(): ${errorText({ ...res.error, offset: undefined })} `,
       at === undefined ? null : h('button', { class: 'small secondary', onclick: () => editor?.select(at) },
         `line ${lineColumn(text, at).line}:${lineColumn(text, at).column}`)));
   }
