@@ -1,4 +1,4 @@
-//! Capability probe against llama.cpp's caps for every shared template.
+//! Capability probe against llama.cpp's caps for every reference template.
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! Parse conformance against llama.cpp's chat test cases (shared/conformance/cases.jsonl), using
+//! Parse conformance against llama.cpp's chat test cases (tests/fixtures/conformance/cases.jsonl), using
 //! llama.cpp's own analysis of each template (analysis.jsonl) until our analyzer lands.
 //!
 //! Run with `cargo test --test conformance_cases -- --nocapture` to see counts and failures.

@@ -23,7 +23,7 @@ fn run_all() -> (BTreeMap<String, (usize, usize)>, Vec<String>, (usize, usize)) 
         let t = templates.entry(name.clone()).or_insert_with(|| {
             // The cases were rendered on the day the data was made (2026-11-22).
             let opts = RenderOptions { now: Some(1_795_305_600.0), ..Default::default() };
-            ChatTemplate::new(&common::template_source(&name), opts).expect("shared templates compile")
+            ChatTemplate::new(&common::template_source(&name), opts).expect("reference templates compile")
         });
         let handler = case["handler"].as_str().unwrap_or("").to_string();
         let entry = by_handler.entry(handler).or_default();

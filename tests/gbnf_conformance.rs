@@ -91,7 +91,7 @@ fn run() -> Outcome {
         let id = &case["id"];
         let t = templates.entry(name.clone()).or_insert_with(|| {
             let opts = RenderOptions { now: Some(1_795_305_600.0), ..Default::default() };
-            ChatTemplate::new(&common::template_source(&name), opts).expect("shared templates compile")
+            ChatTemplate::new(&common::template_source(&name), opts).expect("reference templates compile")
         });
         let options = options_of(&case);
         let mut tally = o.by_handler.remove(&handler).unwrap_or_default();

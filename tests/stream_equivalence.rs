@@ -65,7 +65,7 @@ fn random_splits_match_whole_text_with_our_analysis() {
         let name = case["template"].as_str().unwrap_or("").to_string();
         let t = templates.entry(name.clone()).or_insert_with(|| {
             let opts = RenderOptions { now: Some(1_795_305_600.0), ..Default::default() };
-            ChatTemplate::new(&common::template_source(&name), opts).expect("shared templates compile")
+            ChatTemplate::new(&common::template_source(&name), opts).expect("reference templates compile")
         });
         let options = options_of(&case);
         let analysis = t.analysis();

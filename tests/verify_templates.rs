@@ -1,4 +1,4 @@
-//! verify_template over every shared template: the round trip must succeed for every template that
+//! verify_template over every reference template: the round trip must succeed for every template that
 //! renders tool calls (the parser reads back what the template writes).
 
 mod common;
@@ -6,8 +6,8 @@ mod common;
 use chat_autoparser::{verify_template, ChatTemplate, RenderOptions};
 
 #[test]
-fn every_shared_template_round_trips() {
-    let dir = common::shared_dir().join("conformance/templates");
+fn every_reference_template_round_trips() {
+    let dir = common::fixtures_dir().join("conformance/templates");
     let mut names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     names.sort();
     let (mut ok_templates, mut total, mut ok_results, mut results) = (0, 0, 0, 0);
@@ -53,7 +53,7 @@ fn round_trip_tool_calls_satisfy_the_grammar() {
     use chat_autoparser::api::RequestOptions;
     use chat_autoparser::gbnf::{build_grammar, ParsedGrammar, TriggerKind};
     use chat_autoparser::verify::fixture_tools;
-    let dir = common::shared_dir().join("conformance/templates");
+    let dir = common::fixtures_dir().join("conformance/templates");
     let mut names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     names.sort();
     let (mut tried, mut ok) = (0, 0);
