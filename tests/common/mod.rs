@@ -1,6 +1,8 @@
 //! Helpers for the conformance tests: where the vendored reference corpus is, and JSONL loading.
 #![allow(dead_code)]
 
+pub mod expectations;
+
 use std::path::PathBuf;
 
 /// `tests/fixtures`: the pinned copy of the reference corpus (`conformance/`, `bench/`), refreshed by
