@@ -10,6 +10,7 @@
 //! `unexplained: <what differs>`, to be replaced by a real reason before committing.
 
 use serde_json::{json, Value};
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 /// What the expectation file says about one case.
@@ -23,8 +24,12 @@ pub enum Expect {
 pub struct Expectations {
     suite: String,
     expected: Vec<(String, Expect)>,
+    /// Case id → index in `expected`.
+    expected_at: HashMap<String, usize>,
     /// Outcome per case id, in first-recorded order: `Err` carries what differs.
     outcomes: Vec<(String, Result<(), String>)>,
+    /// Case id → index in `outcomes`.
+    outcome_at: HashMap<String, usize>,
 }
 
 fn path_of(suite: &str) -> PathBuf {
@@ -55,13 +60,14 @@ impl Expectations {
                 };
                 (id, expect)
             })
-            .collect();
-        Expectations { suite: suite.to_string(), expected, outcomes: Vec::new() }
+            .collect::<Vec<(String, Expect)>>();
+        let expected_at = expected.iter().enumerate().map(|(i, (id, _))| (id.clone(), i)).collect();
+        Expectations { suite: suite.to_string(), expected, expected_at, outcomes: Vec::new(), outcome_at: HashMap::new() }
     }
 
     /// The expectation of a case, if the file has one.
     pub fn get(&self, id: &str) -> Option<&Expect> {
-        self.expected.iter().find(|(i, _)| i == id).map(|(_, e)| e)
+        self.expected_at.get(id).map(|&i| &self.expected[i].1)
     }
 
     /// The reason of a known difference, if the case is one.
@@ -76,7 +82,7 @@ impl Expectations {
     /// failure and adds later ones to it.
     pub fn record(&mut self, id: impl Into<String>, outcome: Result<(), String>) {
         let id = id.into();
-        match self.outcomes.iter_mut().find(|(i, _)| *i == id) {
+        match self.outcome_at.get(&id).map(|&i| &mut self.outcomes[i]) {
             Some((_, prev)) => {
                 if let Err(more) = outcome {
                     *prev = match std::mem::replace(prev, Ok(())) {
@@ -85,7 +91,10 @@ impl Expectations {
                     };
                 }
             }
-            None => self.outcomes.push((id, outcome)),
+            None => {
+                self.outcome_at.insert(id.clone(), self.outcomes.len());
+                self.outcomes.push((id, outcome));
+            }
         }
     }
 
@@ -121,7 +130,7 @@ impl Expectations {
             }
         }
         for (id, _) in &self.expected {
-            if !self.outcomes.iter().any(|(i, _)| i == id) {
+            if !self.outcome_at.contains_key(id) {
                 problems.push(format!("GONE {id}: has an expectation but did not run"));
             }
         }
