@@ -5,11 +5,13 @@
 //! soon as the call starts. The generated id is a pure function of what came before the call's first
 //! delta, so the same request and output give the same ids, streamed in any chunking or parsed whole:
 //!
-//! `id` = 9 characters `[0-9A-Za-z]`, the base-62 digits of a 64-bit hash (FNV-1a, finished with the
-//! splitmix64 mixer) of: the request's `messages` (as JSON; the same output in another turn gets
-//! other ids), then the text of every delta before this call (reasoning, content, earlier calls'
-//! ids, names and arguments, in output order, without separators so delta boundaries do not
-//! matter), then this call's index and name.
+//! `id` = 9 characters `[0-9A-Za-z]`, the base-62 digits of a 64-bit hash of: the request's
+//! `messages` (as JSON; the same output in another turn gets other ids), then the text of every delta
+//! before this call (reasoning, content, earlier calls' ids, names and arguments, in output order,
+//! without separators so delta boundaries do not matter), then this call's index and name. The hash
+//! reads the byte stream in fixed 8-byte words (multiply-xor, finished with the splitmix64 mixer),
+//! so it costs well under a nanosecond per byte on the parsing hot path and does not depend on how
+//! the text was split into deltas.
 //!
 //! Nine alphanumeric characters because that is the one shape every template accepts when the
 //! conversation is rendered back: Mistral templates raise unless a tool-call id is exactly nine
@@ -22,8 +24,9 @@
 use crate::api::Delta;
 use serde_json::Value;
 
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-const FNV_PRIME: u64 = 0x0100_0000_01b3;
+const SEED: u64 = 0xcbf2_9ce4_8422_2325;
+/// An odd 64-bit constant (the golden ratio's), the word multiplier.
+const MUL: u64 = 0x9E37_79B9_7F4A_7C15;
 const ALPHABET: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 /// Length of a generated id.
 pub const GENERATED_ID_LEN: usize = 9;
@@ -32,6 +35,9 @@ pub const GENERATED_ID_LEN: usize = 9;
 #[derive(Debug, Clone)]
 pub struct CallIds {
     hash: u64,
+    /// Bytes of the current, incomplete 8-byte word.
+    pending: [u8; 8],
+    pending_len: usize,
     /// Calls that already had their first delta.
     started: usize,
 }
@@ -39,7 +45,7 @@ pub struct CallIds {
 impl CallIds {
     /// The rule for a request whose conversation is `messages`.
     pub fn new(messages: &[Value]) -> CallIds {
-        let mut ids = CallIds { hash: FNV_OFFSET, started: 0 };
+        let mut ids = CallIds { hash: SEED, pending: [0; 8], pending_len: 0, started: 0 };
         if !messages.is_empty() {
             // Serialized straight into the hash: no allocation of the JSON text.
             let _ = serde_json::to_writer(&mut ids, messages);
@@ -47,10 +53,31 @@ impl CallIds {
         ids
     }
 
-    fn feed(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.hash = (self.hash ^ u64::from(b)).wrapping_mul(FNV_PRIME);
+    fn word(&mut self, w: u64) {
+        self.hash = (self.hash ^ w).wrapping_mul(MUL).rotate_left(29);
+    }
+
+    fn feed(&mut self, mut bytes: &[u8]) {
+        if self.pending_len > 0 {
+            let n = bytes.len().min(8 - self.pending_len);
+            self.pending[self.pending_len..self.pending_len + n].copy_from_slice(&bytes[..n]);
+            self.pending_len += n;
+            bytes = &bytes[n..];
+            if self.pending_len < 8 {
+                return;
+            }
+            self.word(u64::from_le_bytes(self.pending));
+            self.pending_len = 0;
         }
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            let mut b = [0; 8];
+            b.copy_from_slice(w);
+            self.word(u64::from_le_bytes(b));
+        }
+        let rest = words.remainder();
+        self.pending[..rest.len()].copy_from_slice(rest);
+        self.pending_len = rest.len();
     }
 
     /// Give the first delta of a new call an id if it has none, then account for the delta's text.
@@ -73,8 +100,16 @@ impl CallIds {
 
     fn generate(&self, index: usize, name: &str) -> String {
         let mut h = self.clone();
-        h.feed(&(index as u64).to_le_bytes());
+        // Close the text so far (its length mod 8 marks where it ended), then the call.
+        let mut tail = [0u8; 8];
+        tail[..h.pending_len].copy_from_slice(&h.pending[..h.pending_len]);
+        h.word(u64::from_le_bytes(tail) ^ ((h.pending_len as u64) << 56));
+        h.pending_len = 0;
+        h.word(index as u64);
         h.feed(name.as_bytes());
+        let mut tail = [0u8; 8];
+        tail[..h.pending_len].copy_from_slice(&h.pending[..h.pending_len]);
+        h.word(u64::from_le_bytes(tail));
         let mut x = mix(h.hash);
         let mut id = String::with_capacity(GENERATED_ID_LEN);
         for _ in 0..GENERATED_ID_LEN {
@@ -95,7 +130,7 @@ impl std::io::Write for CallIds {
     }
 }
 
-/// splitmix64's finalizer: spreads FNV's weak high bits over the whole word.
+/// splitmix64's finalizer: every input bit reaches every output bit.
 fn mix(mut x: u64) -> u64 {
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
