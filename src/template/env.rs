@@ -3,7 +3,8 @@
 //! a Python-faithful `tojson`, `raise_exception`, `strftime_now` and Python-style printing of
 //! `None`/`True`/`False`, plus limits for untrusted templates.
 
-use super::tojson::{python_float_repr, tojson, tojson_lenient};
+use super::pylist::{visit, MAX_VALUE_DEPTH};
+use super::tojson::{python_float_repr, tojson, tojson_lenient, too_large, MAX_SERIALIZED_BYTES};
 use minijinja::syntax::SyntaxConfig;
 use minijinja::value::{Value, ValueKind};
 use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior};
@@ -59,7 +60,7 @@ fn python_formatter(out: &mut minijinja::Output, _state: &mut minijinja::State, 
         ValueKind::String | ValueKind::Undefined => write!(out, "{value}").map_err(write_err),
         _ => {
             let mut s = String::new();
-            python_repr(&mut s, value, true, 0);
+            python_repr(&mut s, value, true, 0)?;
             out.write_str(&s).map_err(write_err)
         }
     }
@@ -69,11 +70,26 @@ fn write_err(_: std::fmt::Error) -> Error {
     Error::new(ErrorKind::WriteFailure, "output limit reached")
 }
 
-fn python_repr(out: &mut String, value: &Value, top: bool, depth: usize) {
-    if depth > 64 {
+/// Python's `str()` of a value. A list inside itself prints `[...]` as in Python; a result beyond
+/// [`MAX_SERIALIZED_BYTES`] (shared sublists nested many times) is an error.
+fn python_repr(out: &mut String, value: &Value, top: bool, depth: usize) -> Result<(), Error> {
+    if depth > MAX_VALUE_DEPTH {
         out.push_str("...");
-        return;
+        return Ok(());
     }
+    if out.len() > MAX_SERIALIZED_BYTES {
+        return Err(too_large("printing a value"));
+    }
+    match visit(value, || python_repr_inner(out, value, top, depth)) {
+        Ok(r) => r,
+        Err(_) => {
+            out.push_str("[...]");
+            Ok(())
+        }
+    }
+}
+
+fn python_repr_inner(out: &mut String, value: &Value, top: bool, depth: usize) -> Result<(), Error> {
     match value.kind() {
         ValueKind::None => out.push_str("None"),
         ValueKind::Undefined => {}
@@ -114,7 +130,7 @@ fn python_repr(out: &mut String, value: &Value, top: bool, depth: usize) {
                     if i > 0 {
                         out.push_str(", ");
                     }
-                    python_repr(out, &item, false, depth + 1);
+                    python_repr(out, &item, false, depth + 1)?;
                 }
             }
             out.push(']');
@@ -126,9 +142,9 @@ fn python_repr(out: &mut String, value: &Value, top: bool, depth: usize) {
                     if i > 0 {
                         out.push_str(", ");
                     }
-                    python_repr(out, &key, false, depth + 1);
+                    python_repr(out, &key, false, depth + 1)?;
                     out.push_str(": ");
-                    python_repr(out, &value.get_item(&key).unwrap_or_default(), false, depth + 1);
+                    python_repr(out, &value.get_item(&key).unwrap_or_default(), false, depth + 1)?;
                 }
             }
             out.push('}');
@@ -137,6 +153,7 @@ fn python_repr(out: &mut String, value: &Value, top: bool, depth: usize) {
             let _ = write!(out, "{value}");
         }
     }
+    Ok(())
 }
 
 /// Days since 1970-01-01 → (year, month, day), proleptic Gregorian.

@@ -97,7 +97,8 @@ impl ChatTemplate {
     /// `eos_token`, and any extra keys such as `enable_thinking`).
     pub fn render(&self, context: &Json) -> Result<String> {
         let ctx = match context {
-            Json::Object(map) => map.clone(),
+            // Checked before cloning: cloning (and dropping) a value recurses once per level.
+            Json::Object(map) => check_depth(map).map(|_| map.clone())?,
             Json::Null => Map::new(),
             _ => return Err(Error::new(ErrorKind::InvalidInput, "context must be an object")),
         };
@@ -115,7 +116,7 @@ impl ChatTemplate {
     /// what was relaxed. Limits still apply; errors of other kinds are returned as they are.
     pub fn render_lenient(&self, context: &Json) -> Result<(String, Vec<String>)> {
         let mut ctx = match context {
-            Json::Object(map) => map.clone(),
+            Json::Object(map) => check_depth(map).map(|_| map.clone())?,
             _ => return Err(Error::new(ErrorKind::InvalidInput, "context must be an object")),
         };
         let mut notes = Vec::new();
@@ -153,7 +154,10 @@ impl ChatTemplate {
                 }
             }
         }
-        check_depth(&ctx)?;
+        if let Err(e) = check_depth(&ctx) {
+            drop_iteratively(Json::Object(ctx));
+            return Err(e);
+        }
         if !ctx.contains_key("bos_token") {
             ctx.insert("bos_token".into(), self.options.bos_token.clone().unwrap_or_default().into());
         }
@@ -202,6 +206,18 @@ fn check_depth(ctx: &Map<String, Json>) -> Result<()> {
     Ok(())
 }
 
+/// Drop a value without recursion (serde_json's drop recurses once per nesting level).
+fn drop_iteratively(v: Json) {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Json::Array(a) => stack.extend(a),
+            Json::Object(o) => stack.extend(o.into_iter().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+}
+
 /// Most relaxations [`ChatTemplate::render_lenient`] tries before giving up.
 const MAX_LENIENT_RETRIES: usize = 8;
 
@@ -214,6 +230,7 @@ fn undefined_variable(err: &str) -> Option<&str> {
 }
 
 fn compile(limits: Limits, now: i64, lenient: bool, source: &str) -> Result<Environment<'static>> {
+    super::nesting::check_expression_nesting(source)?;
     let mut env = build_environment(limits, now, lenient);
     env.add_template_owned(NAME, rewrite_generation_blocks(source)).map_err(|e| convert_error(e, source))?;
     Ok(env)
@@ -319,8 +336,9 @@ pub(crate) fn convert_error(e: minijinja::Error, source: &str) -> Error {
         _ if detail.contains("recursion limit") => ErrorKind::Limit,
         _ => ErrorKind::Render,
     };
-    let detail = match e.kind() {
-        K::OutOfFuel => "template ran out of fuel (endless loop or too much work for the fuel limit)".to_string(),
+    let detail = match (e.kind(), e.detail()) {
+        (K::OutOfFuel, Some(d)) => d.to_string(),
+        (K::OutOfFuel, None) => "template ran out of fuel (endless loop or too much work for the fuel limit)".to_string(),
         _ => detail,
     };
     let mut err = Error::new(kind, detail);
