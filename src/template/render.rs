@@ -277,6 +277,8 @@ fn current_unix_time() -> i64 {
 
 /// `{% generation %}…{% endgeneration %}` (HF's assistant-mask blocks) render as their body. minijinja has
 /// no such tag, so it becomes `{% if true %}…{% endif %}`, which keeps the same whitespace control.
+/// The replacement is padded with spaces to the same byte length, so every offset, line and column
+/// minijinja reports in the rewritten source is the same in the original.
 fn rewrite_generation_blocks(source: &str) -> String {
     if !source.contains("generation") {
         return source.to_string();
@@ -286,12 +288,11 @@ fn rewrite_generation_blocks(source: &str) -> String {
     while let Some(pos) = rest.find("{%") {
         out.push_str(&rest[..pos]);
         let tag = &rest[pos..];
-        let mut i = 2;
         let bytes = tag.as_bytes();
+        let mut i = 2;
         if i < bytes.len() && (bytes[i] == b'-' || bytes[i] == b'+') {
             i += 1;
         }
-        let ws_start = i;
         while i < bytes.len() && bytes[i].is_ascii_whitespace() {
             i += 1;
         }
@@ -299,17 +300,16 @@ fn rewrite_generation_blocks(source: &str) -> String {
         while i < bytes.len() && bytes[i].is_ascii_alphabetic() {
             i += 1;
         }
-        let word = &tag[word_start..i];
-        let replacement = match word {
+        let replacement = match &tag[word_start..i] {
             "generation" => Some("if true"),
             "endgeneration" => Some("endif"),
             _ => None,
         };
         match replacement {
             Some(r) => {
-                out.push_str(&tag[..ws_start]);
-                out.push(' ');
+                out.push_str(&tag[..word_start]);
                 out.push_str(r);
+                out.extend(std::iter::repeat_n(' ', i - word_start - r.len()));
                 rest = &tag[i..];
             }
             None => {
@@ -319,8 +319,12 @@ fn rewrite_generation_blocks(source: &str) -> String {
         }
     }
     out.push_str(rest);
+    debug_assert_eq!(out.len(), source.len());
     out
 }
+
+/// The detail of minijinja's recursion-limit error (an `InvalidOperation`).
+const MINIJINJA_RECURSION_LIMIT: &str = "recursion limit exceeded";
 
 /// Map a minijinja error to ours, with line and column into the original source.
 pub(crate) fn convert_error(e: minijinja::Error, source: &str) -> Error {
@@ -333,7 +337,8 @@ pub(crate) fn convert_error(e: minijinja::Error, source: &str) -> Error {
     let kind = match e.kind() {
         K::SyntaxError | K::BadEscape | K::InvalidDelimiter => ErrorKind::TemplateSyntax,
         K::OutOfFuel | K::WriteFailure => ErrorKind::Limit,
-        _ if detail.contains("recursion limit") => ErrorKind::Limit,
+        // minijinja has no kind of its own for its recursion limit; this is its exact detail.
+        K::InvalidOperation if e.detail() == Some(MINIJINJA_RECURSION_LIMIT) => ErrorKind::Limit,
         _ => ErrorKind::Render,
     };
     let detail = match (e.kind(), e.detail()) {
@@ -346,7 +351,12 @@ pub(crate) fn convert_error(e: minijinja::Error, source: &str) -> Error {
         let column = e
             .range()
             .map(|r| {
-                let start = r.start.min(source.len());
+                // The rewritten source has the original's offsets (see rewrite_generation_blocks);
+                // the floor to a char boundary only guards against a bad range.
+                let mut start = r.start.min(source.len());
+                while !source.is_char_boundary(start) {
+                    start -= 1;
+                }
                 let line_start = source[..start].rfind('\n').map(|p| p + 1).unwrap_or(0);
                 source[line_start..start].chars().count() + 1
             })
