@@ -90,3 +90,17 @@ fn recursion_limit_is_a_limit_error() {
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Limit, "{err}");
 }
+
+#[test]
+fn now_is_validated_and_formatted_in_constant_time() {
+    // Issue #11 item 6: the day-of-year loop ran once per year since 1970 (1e20 took ≈17 hours).
+    let t0 = Instant::now();
+    let src = "{{ strftime_now('%Y-%m-%d %j') }}";
+    let at = |now: f64| render_template(src, &serde_json::json!({}), RenderOptions { now: Some(now), ..Default::default() });
+    assert_eq!(at(253_402_300_799.0).unwrap(), "9999-12-31 365");
+    assert_eq!(at(-62_135_596_800.0).unwrap(), "1-01-01 001");
+    for bad in [1e17, 1e20, -1e20, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 253_402_300_800.0] {
+        assert_eq!(at(bad).unwrap_err().kind(), ErrorKind::InvalidInput, "{bad}");
+    }
+    assert!(t0.elapsed() < Duration::from_secs(1));
+}

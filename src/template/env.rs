@@ -170,6 +170,17 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
+/// (year, month, day) → days since 1970-01-01, proleptic Gregorian; the inverse of [`civil_from_days`].
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = (m as i64 + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 const MONTHS: [&str; 12] = [
     "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
     "December",
@@ -183,22 +194,7 @@ pub fn strftime(fmt: &str, unix_seconds: i64) -> String {
     let (y, m, d) = civil_from_days(days);
     let (hh, mm, ss) = (secs / 3600, (secs / 60) % 60, secs % 60);
     let wd = (days + 3).rem_euclid(7) as usize; // 1970-01-01 was a Thursday (index 3 from Monday)
-    let doy = days - {
-        // days of Jan 1 of year y
-        let (mut yy, mut dd) = (1970i64, 0i64);
-        if y >= 1970 {
-            while yy < y {
-                dd += if (yy % 4 == 0 && yy % 100 != 0) || yy % 400 == 0 { 366 } else { 365 };
-                yy += 1;
-            }
-        } else {
-            while yy > y {
-                yy -= 1;
-                dd -= if (yy % 4 == 0 && yy % 100 != 0) || yy % 400 == 0 { 366 } else { 365 };
-            }
-        }
-        dd
-    } + 1;
+    let doy = days - days_from_civil(y, 1, 1) + 1;
     let month = MONTHS[(m - 1) as usize];
     let weekday = WEEKDAYS[wd];
     let mut out = String::new();
@@ -277,5 +273,17 @@ mod tests {
         assert_eq!(strftime("%d %b %Y", t), "26 Jul 2024");
         assert_eq!(strftime("%A, %B %-d, %Y", t), "Friday, July 26, 2024");
         assert_eq!(strftime("%j", t), "208");
+        assert_eq!(strftime("%Y-%m-%d %j", 0), "1970-01-01 001");
+        assert_eq!(strftime("%Y-%m-%d %j", 951_782_400), "2000-02-29 060");
+        assert_eq!(strftime("%Y-%m-%d %j", -62_135_596_800), "1-01-01 001");
+        assert_eq!(strftime("%Y-%m-%d %j", 253_402_300_799), "9999-12-31 365");
+    }
+
+    #[test]
+    fn day_numbers_round_trip() {
+        for days in (-800_000..3_000_000).step_by(997) {
+            let (y, m, d) = super::civil_from_days(days);
+            assert_eq!(super::days_from_civil(y, m, d), days);
+        }
     }
 }

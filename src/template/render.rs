@@ -32,6 +32,10 @@ impl Default for RenderOptions {
     }
 }
 
+/// Range of `now`: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z (Python's datetime range). NaN fails too.
+const MIN_NOW: f64 = -62_135_596_800.0;
+const MAX_NOW: f64 = 253_402_300_799.0;
+
 const DEFAULT_FUEL: u64 = 1_000_000;
 const DEFAULT_RECURSION: usize = 200;
 const DEFAULT_MAX_OUTPUT: usize = 8 << 20;
@@ -69,7 +73,16 @@ impl ChatTemplate {
             fuel: options.fuel.unwrap_or(DEFAULT_FUEL),
             recursion: options.recursion_limit.unwrap_or(DEFAULT_RECURSION),
         };
-        let now = options.now.map(|t| t.floor() as i64).unwrap_or_else(current_unix_time);
+        let now = match options.now {
+            Some(t) if !(MIN_NOW..=MAX_NOW).contains(&t) => {
+                return Err(Error::new(
+                    ErrorKind::InvalidInput,
+                    format!("options.now: {t} is not a Unix time in years 1 to 9999 ({MIN_NOW} to {MAX_NOW})"),
+                ))
+            }
+            Some(t) => t.floor() as i64,
+            None => current_unix_time(),
+        };
         let env = compile(limits, now, false, source)?;
         Ok(ChatTemplate {
             env,
