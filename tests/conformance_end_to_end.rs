@@ -29,7 +29,7 @@ fn run_all() -> (BTreeMap<String, (usize, usize)>, Vec<String>, (usize, usize)) 
         let entry = by_handler.entry(handler).or_default();
         entry.1 += 1;
         let options = options_of(&case);
-        let analysis = t.analysis();
+        let analysis = t.analysis().expect("analysis");
         let verdict = match generation_prompt(t, analysis, &options) {
             Err(e) => Err(format!("generation prompt: {e}")),
             Ok(gp) => {

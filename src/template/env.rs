@@ -10,6 +10,29 @@ use minijinja::value::{Value, ValueKind};
 use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior};
 use std::fmt::Write;
 
+thread_local! {
+    /// Fuel a render had used when it last called into our code (a lower bound for a failed render,
+    /// whose state minijinja does not return).
+    static FUEL_SEEN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Start metering a new render.
+pub fn reset_fuel_seen() {
+    FUEL_SEEN.with(|f| f.set(0));
+}
+
+/// The fuel the current render had used when last seen.
+pub fn fuel_seen() -> u64 {
+    FUEL_SEEN.with(|f| f.get())
+}
+
+/// Note how much fuel the render has used (called from the formatter and our functions).
+pub fn note_fuel(state: &minijinja::State) {
+    if let Some((used, _)) = state.fuel_levels() {
+        FUEL_SEEN.with(|f| f.set(f.get().max(used)));
+    }
+}
+
 /// Limits applied to every render.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
@@ -39,10 +62,12 @@ pub fn build_environment(limits: Limits, now: i64, lenient: bool) -> Environment
     }
     env.add_function("namespace", super::pylist::namespace);
     super::pylist::add_generator_filters(&mut env);
-    env.add_function("raise_exception", |msg: String| -> Result<Value, Error> {
+    env.add_function("raise_exception", |state: &minijinja::State, msg: String| -> Result<Value, Error> {
+        note_fuel(state);
         Err(Error::new(ErrorKind::InvalidOperation, msg))
     });
-    env.add_function("strftime_now", move |fmt: String| -> Result<Value, Error> {
+    env.add_function("strftime_now", move |state: &minijinja::State, fmt: String| -> Result<Value, Error> {
+        note_fuel(state);
         Ok(Value::from(strftime(&fmt, now)))
     });
     env.set_formatter(python_formatter);
@@ -55,7 +80,8 @@ pub fn build_environment(limits: Limits, now: i64, lenient: bool) -> Environment
 }
 
 /// Print values as Python's `str()` would: `None`, `True`, `1.0`, `['a', 1]`, `{'k': 'v'}`.
-fn python_formatter(out: &mut minijinja::Output, _state: &mut minijinja::State, value: &Value) -> Result<(), Error> {
+fn python_formatter(out: &mut minijinja::Output, state: &mut minijinja::State, value: &Value) -> Result<(), Error> {
+    note_fuel(state);
     match value.kind() {
         ValueKind::String | ValueKind::Undefined => write!(out, "{value}").map_err(write_err),
         _ => {

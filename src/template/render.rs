@@ -24,11 +24,14 @@ pub struct RenderOptions {
     pub bos_token: Option<String>,
     /// `eos_token` used when the context has none. Default `""`.
     pub eos_token: Option<String>,
+    /// Fuel for a whole analysis: all probe renders of [`ChatTemplate::caps`] and
+    /// [`ChatTemplate::analysis`] together (each render is also held to `fuel`). Default 1,000,000.
+    pub analysis_fuel: Option<u64>,
 }
 
 impl Default for RenderOptions {
     fn default() -> Self {
-        RenderOptions { now: None, fuel: None, recursion_limit: None, max_output_bytes: None, bos_token: None, eos_token: None }
+        RenderOptions { now: None, fuel: None, recursion_limit: None, max_output_bytes: None, bos_token: None, eos_token: None, analysis_fuel: None }
     }
 }
 
@@ -37,6 +40,8 @@ const MIN_NOW: f64 = -62_135_596_800.0;
 const MAX_NOW: f64 = 253_402_300_799.0;
 
 const DEFAULT_FUEL: u64 = 1_000_000;
+/// One render's worth: the analysis of the hungriest shared template (Gemma 4) spends 35,000 in all.
+const DEFAULT_ANALYSIS_FUEL: u64 = 1_000_000;
 const DEFAULT_RECURSION: usize = 200;
 const DEFAULT_MAX_OUTPUT: usize = 8 << 20;
 /// Templates larger than this are refused outright.
@@ -52,7 +57,21 @@ pub struct ChatTemplate {
     source: String,
     options: RenderOptions,
     caps: std::sync::OnceLock<Caps>,
-    analysis: std::sync::OnceLock<crate::analysis::Analysis>,
+    /// The analysis or why it failed, kept either way (a failure is not retried).
+    analysis: std::sync::OnceLock<Result<crate::analysis::Analysis>>,
+    /// What the probe renders of caps and analysis have spent, against `options.analysis_fuel`.
+    probes: std::sync::Mutex<ProbeBudget>,
+}
+
+/// Fuel spent by probe renders, and how they ended.
+#[derive(Debug, Default)]
+struct ProbeBudget {
+    spent: u64,
+    rendered: usize,
+    /// The first limit a probe hit: the analysis fails with it.
+    limit: Option<Error>,
+    /// The first error of any probe, reported when no probe rendered at all.
+    first_error: Option<Error>,
 }
 
 impl std::fmt::Debug for ChatTemplate {
@@ -93,6 +112,7 @@ impl ChatTemplate {
             options,
             caps: std::sync::OnceLock::new(),
             analysis: std::sync::OnceLock::new(),
+            probes: Default::default(),
         })
     }
 
@@ -128,6 +148,58 @@ impl ChatTemplate {
     /// and `tojson` of a generator is retried in the lenient environment. Returns the text and notes on
     /// what was relaxed. Limits still apply; errors of other kinds are returned as they are.
     pub fn render_lenient(&self, context: &Json) -> Result<(String, Vec<String>)> {
+        self.render_lenient_metered(context, &mut 0)
+    }
+
+    /// A probe render of caps or analysis: [`Self::render_lenient`], charged to the analysis budget.
+    pub(crate) fn render_probe(&self, context: &Json) -> Result<(String, Vec<String>)> {
+        let budget = self.options.analysis_fuel.unwrap_or(DEFAULT_ANALYSIS_FUEL);
+        let exhausted = || {
+            Error::new(
+                ErrorKind::Limit,
+                format!("analysis ran out of fuel: its probe renders together may use {budget} (options.analysisFuel)"),
+            )
+        };
+        // After a limit, later probes would only hit it again: the analysis is failing already.
+        match self.probes.lock() {
+            Ok(p) if p.limit.is_some() => return Err(p.limit.clone().unwrap_or_else(exhausted)),
+            Ok(p) if p.spent < budget => {}
+            _ => return Err(exhausted()),
+        }
+        let mut fuel = 0;
+        let result = self.render_lenient_metered(context, &mut fuel);
+        if let Ok(mut p) = self.probes.lock() {
+            p.spent = p.spent.saturating_add(fuel);
+            match &result {
+                Ok(_) => p.rendered += 1,
+                Err(e) => {
+                    if e.kind() == ErrorKind::Limit && p.limit.is_none() {
+                        p.limit = Some(e.clone());
+                    }
+                    p.first_error.get_or_insert_with(|| e.clone());
+                }
+            }
+            if p.spent >= budget && p.limit.is_none() {
+                p.limit = Some(exhausted());
+            }
+        }
+        result
+    }
+
+    /// Why the probes so far make an analysis meaningless: a limit was hit (endless loop, runaway
+    /// recursion, the analysis budget), or no probe rendered at all.
+    fn probe_failure(&self) -> Option<Error> {
+        let p = self.probes.lock().ok()?;
+        if let Some(e) = &p.limit {
+            return Some(e.clone());
+        }
+        match (&p.first_error, p.rendered) {
+            (Some(e), 0) => Some(Error::new(ErrorKind::Analysis, format!("no probe conversation renders: {}", e.detail()))),
+            _ => None,
+        }
+    }
+
+    fn render_lenient_metered(&self, context: &Json, fuel: &mut u64) -> Result<(String, Vec<String>)> {
         let mut ctx = match context {
             Json::Object(map) => check_depth(map).map(|_| map.clone())?,
             _ => return Err(Error::new(ErrorKind::InvalidInput, "context must be an object")),
@@ -135,7 +207,7 @@ impl ChatTemplate {
         let mut notes = Vec::new();
         let mut env = &self.env;
         for _ in 0..MAX_LENIENT_RETRIES {
-            let err = match self.render_in(env, ctx.clone()) {
+            let err = match self.render_metered(env, ctx.clone(), fuel) {
                 Ok(text) => return Ok((text, notes)),
                 Err(e) => e,
             };
@@ -156,10 +228,15 @@ impl ChatTemplate {
                 return Err(err);
             }
         }
-        self.render_in(env, ctx).map(|t| (t, notes))
+        self.render_metered(env, ctx, fuel).map(|t| (t, notes))
     }
 
-    fn render_in(&self, env: &Environment<'static>, mut ctx: Map<String, Json>) -> Result<String> {
+    fn render_in(&self, env: &Environment<'static>, ctx: Map<String, Json>) -> Result<String> {
+        self.render_metered(env, ctx, &mut 0)
+    }
+
+    /// Render and add the fuel the render used to `fuel` (for a failed render, what was seen last).
+    fn render_metered(&self, env: &Environment<'static>, mut ctx: Map<String, Json>, fuel: &mut u64) -> Result<String> {
         for (key, want_array) in [("messages", true), ("tools", true)] {
             if let Some(v) = ctx.get(key) {
                 if want_array && !(v.is_array() || v.is_null()) {
@@ -181,22 +258,57 @@ impl ChatTemplate {
         let limit = self.options.max_output_bytes.unwrap_or(DEFAULT_MAX_OUTPUT);
         let mut out = LimitedWriter { buf: Vec::new(), limit, exceeded: false };
         let value = minijinja::Value::from(minijinja::value::Serde(&Json::Object(ctx)));
+        super::env::reset_fuel_seen();
         let result = tmpl.render_captured_to(value, &mut out);
+        *fuel += match &result {
+            Ok(captured) => captured.state().fuel_levels().map_or(0, |(used, _)| used),
+            Err(e) if e.kind() == minijinja::ErrorKind::OutOfFuel => self.limits.fuel,
+            Err(_) => super::env::fuel_seen(),
+        };
         if out.exceeded {
             return Err(Error::new(ErrorKind::Limit, format!("rendered output exceeds {limit} bytes")));
         }
-        result.map_err(|e| convert_error(e, &self.source))?;
+        drop(result.map_err(|e| convert_error(e, &self.source))?);
         String::from_utf8(out.buf).map_err(|_| Error::new(ErrorKind::Render, "rendered output is not UTF-8"))
     }
 
-    /// The differential analysis of this template, computed once on first use (dozens of renders).
-    pub fn analysis(&self) -> &crate::analysis::Analysis {
-        self.analysis.get_or_init(|| crate::analysis::analyze_template(self))
+    /// The differential analysis of this template, computed once on first use (dozens of renders, all
+    /// held to one budget, `options.analysis_fuel`). Fails with [`ErrorKind::Limit`] when a probe render
+    /// hits a limit or the budget runs out, and with [`ErrorKind::Analysis`] when no probe conversation
+    /// renders at all. The result, error included, is kept: later calls return it again.
+    pub fn analysis(&self) -> Result<&crate::analysis::Analysis> {
+        // Computed outside the cell so that a failure (or an unwinding trap) never leaves it mid-init.
+        if self.analysis.get().is_none() {
+            let computed = self.caps_checked().and_then(|caps| {
+                let a = crate::analysis::analyze_template_with_caps(self, caps);
+                self.probe_failure().map_or(Ok(a), Err)
+            });
+            let _ = self.analysis.set(computed);
+        }
+        match self.analysis.get() {
+            Some(Ok(a)) => Ok(a),
+            Some(Err(e)) => Err(e.clone()),
+            None => Err(Error::new(ErrorKind::Analysis, "analysis unavailable")),
+        }
     }
 
-    /// Capabilities of the template, probed once on first use.
+    /// Capabilities of the template, probed once on first use (a probe that fails counts as "not
+    /// supported"; see [`Self::analysis`] for the probes' budget).
     pub fn caps(&self) -> &Caps {
-        self.caps.get_or_init(|| super::caps::probe(self))
+        if self.caps.get().is_none() {
+            let caps = super::caps::probe(self);
+            let _ = self.caps.set(caps);
+        }
+        self.caps.get_or_init(Caps::default)
+    }
+
+    /// [`Self::caps`], or the limit its probes hit.
+    fn caps_checked(&self) -> Result<&Caps> {
+        let caps = self.caps();
+        match self.probes.lock().ok().and_then(|p| p.limit.clone()) {
+            Some(e) => Err(e),
+            None => Ok(caps),
+        }
     }
 }
 

@@ -72,8 +72,7 @@ impl Templates {
         let handler = detect_handler(&source);
         let mut markers: Vec<String> = Vec::new();
         let mut analysis = None;
-        if let Ok(t) = ChatTemplate::new(&source, RenderOptions::default()) {
-            let a = t.analysis();
+        if let Some(a) = ChatTemplate::new(&source, RenderOptions::default()).ok().as_ref().and_then(|t| t.analysis().ok()) {
             analysis = Some(Rc::new(a.clone()));
             markers.extend(a.preserved_tokens.iter().cloned());
             // preserved_tokens is the union of the format markers; add the role markers and the
