@@ -74,8 +74,9 @@ fn mutated_outputs_are_fully_accounted() {
     let auto = t.silent.iter().filter(|s| s.split(':').next().is_some_and(|l| l.ends_with(" auto"))).count();
     assert_eq!(harmony + auto, t.silent.len(), "unexpected silent losses: {:#?}", t.silent);
     assert!(harmony <= HARMONY_KNOWN && auto <= AUTO_KNOWN, "harmony {harmony}, auto {auto}");
-    // (Mutations that break a call object are now reported with a diagnostic instead of counted complete.)
-    assert!(t.complete >= 8597, "{}", t.complete);
+    // (Mutations that break a call object are now reported with a diagnostic instead of counted complete;
+    // the repeated-marker and not-JSON-value mutations of issue #11 moved the seeded set: 8590 of 8658.)
+    assert!(t.complete >= 8590, "{}", t.complete);
 }
 
 #[test]
