@@ -41,7 +41,7 @@ pub fn render_template(source: &str, context: JsValue, options: JsValue) -> Resu
 #[wasm_bindgen(js_name = analyzeTemplate)]
 pub fn analyze_template(source: &str, options: JsValue) -> Result<JsValue, JsValue> {
     let t = js(crate::ChatTemplate::new(source, render_options(options)?))?;
-    to_js(t.analysis())
+    to_js(js(t.analysis())?)
 }
 
 /// A compiled chat template.
@@ -76,7 +76,7 @@ impl JsChatTemplate {
     /// The template's analysis (computed once, then cached).
     #[wasm_bindgen(getter)]
     pub fn analysis(&self) -> Result<JsValue, JsValue> {
-        to_js(self.inner.analysis())
+        to_js(js(self.inner.analysis())?)
     }
 
     /// Internal: lets the free functions accept this object where they take `templateOrSource`.
@@ -98,7 +98,7 @@ pub fn build_grammar(template_or_source: JsValue, options: JsValue) -> Result<Js
     let t = template_arg(&template_or_source)?;
     let opts: RequestOptions = from_js_opt(options, "options")?;
     js(opts.validate())?;
-    to_js(&js(crate::gbnf::build_grammar(t.analysis(), &opts))?)
+    to_js(&js(crate::gbnf::build_grammar(js(t.analysis())?, &opts))?)
 }
 
 /// Check whether `text` is accepted by a GBNF grammar: `{accepted, errorAt?}`.
@@ -112,7 +112,7 @@ fn parse_setup(template_or_source: &JsValue, options: JsValue) -> Result<(Rc<cra
     let t = template_arg(template_or_source)?;
     let opts: RequestOptions = from_js_opt(options, "options")?;
     js(opts.validate())?;
-    let gp = js(crate::parse::generation_prompt(&t, t.analysis(), &opts))?;
+    let gp = js(crate::parse::generation_prompt(&t, js(t.analysis())?, &opts))?;
     Ok((t, gp, opts))
 }
 
@@ -128,7 +128,7 @@ pub fn generation_prompt(template_or_source: JsValue, options: JsValue) -> Resul
 #[wasm_bindgen(js_name = parseOutput)]
 pub fn parse_output(template_or_source: JsValue, text: &str, options: JsValue) -> Result<JsValue, JsValue> {
     let (t, gp, opts) = parse_setup(&template_or_source, options)?;
-    let msg = js(crate::parse::parse_output(t.analysis(), &gp, text, &opts))?;
+    let msg = js(crate::parse::parse_output(js(t.analysis())?, &gp, text, &opts))?;
     to_js(&msg)
 }
 
@@ -155,7 +155,7 @@ impl JsStreamParser {
     #[wasm_bindgen(constructor)]
     pub fn new(template_or_source: JsValue, options: JsValue) -> Result<JsStreamParser, JsValue> {
         let (t, gp, opts) = parse_setup(&template_or_source, options)?;
-        let inner = js(crate::parse::StreamParser::new(t.analysis(), &gp, &opts))?;
+        let inner = js(crate::parse::StreamParser::new(js(t.analysis())?, &gp, &opts))?;
         Ok(JsStreamParser { inner, _template: t, scratch: Vec::new() })
     }
 
