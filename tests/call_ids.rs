@@ -57,18 +57,19 @@ fn ids_depend_on_the_conversation_and_the_models_late_id_replaces_the_generated_
     let t = ChatTemplate::new(&source, RenderOptions::default()).unwrap();
     let tools: Vec<serde_json::Value> = serde_json::from_str(r#"[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"days":{"type":"integer"}}}}}]"#).unwrap();
     let mut options = chat_autoparser::api::RequestOptions { tools, ..Default::default() };
-    let gp = generation_prompt(&t, t.analysis(), &options).unwrap();
+    let analysis = t.analysis().unwrap();
+    let gp = generation_prompt(&t, analysis, &options).unwrap();
     let text = r#"[TOOL_CALLS][{"name": "get_weather", "arguments": {"days": 1}}, {"name": "get_weather", "arguments": {"days": 2}}]"#;
-    let a = parse_output(t.analysis(), &gp, text, &options).unwrap();
+    let a = parse_output(analysis, &gp, text, &options).unwrap();
     options.messages = vec![serde_json::json!({"role": "user", "content": "Weather?"})];
-    let b = parse_output(t.analysis(), &gp, text, &options).unwrap();
+    let b = parse_output(analysis, &gp, text, &options).unwrap();
     assert_ne!(a.tool_calls[0].id, a.tool_calls[1].id);
     assert_ne!(a.tool_calls[0].id, b.tool_calls[0].id, "another conversation, other ids");
     // Generated ids are what the template itself accepts back (Mistral wants nine alphanumerics).
     assert!(a.tool_calls.iter().all(|c| c.id.len() == 9 && c.id.bytes().all(|b| b.is_ascii_alphanumeric())));
     // The model wrote its id after the arguments: first delta generated, the model's id after.
     let late = r#"[TOOL_CALLS][{"name": "get_weather", "arguments": {"days": 1}, "id": "abcDEF123"}]"#;
-    let mut p = StreamParser::new(t.analysis(), &gp, &options).unwrap();
+    let mut p = StreamParser::new(analysis, &gp, &options).unwrap();
     let mut deltas = p.push(late);
     deltas.extend(p.finish().unwrap());
     let ids: Vec<String> = deltas.iter().filter_map(|d| if let Delta::ToolCall { id: Some(id), .. } = d { Some(id.clone()) } else { None }).collect();

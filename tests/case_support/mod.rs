@@ -19,7 +19,7 @@ pub fn each_case_end_to_end(mut f: impl FnMut(&Value, &str, &Analysis, &str, &Re
         let name = case["template"].as_str().unwrap_or("");
         let t = our_template(&mut templates, name);
         let options = options_of(&case);
-        let analysis = t.analysis();
+        let analysis = t.analysis().expect("analysis");
         let Ok(gp) = chat_autoparser::parse::generation_prompt(t, analysis, &options) else { continue };
         f(&case, name, analysis, &gp, &options, case["input"].as_str().unwrap_or(""));
     }
