@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { ChatCompletionStream } from 'openai/lib/ChatCompletionStream';
 import { ChatTemplate, parseOutput } from 'chat-autoparser';
 import { ChatCompletionChunker, completionsToChatChunks, toChatCompletionChunk, finalChatCompletionChunk } from 'chat-autoparser/openai';
-import { loadJsonl, optionsOf, templateSource } from './helpers.mjs';
+import { expectations, loadJsonl, optionsOf, templateSource } from './helpers.mjs';
 
 const META = { id: 'chatcmpl-test', model: 'raw-model', created: 1_700_000_000 };
 
@@ -46,46 +46,57 @@ function checkToolCallShapes(chunks) {
   }
 }
 
-test('openai-node accumulates our chunks into parseOutput\'s message, every case of cases.jsonl', async () => {
-  const stats = { cases: 0, calls: 0, withReasoning: 0, cut: 0, skipped: 0 };
-  const compiled = new Map();
-  for (const c of loadJsonl('cases.jsonl')) {
-    if (!compiled.has(c.template)) compiled.set(c.template, new ChatTemplate(templateSource(c.template), { now: 1795305600 }));
-    const src = compiled.get(c.template);
-    const options = optionsOf(c);
-    let want;
-    try {
-      want = parseOutput(src, c.input, options);
-    } catch (err) {
-      if (err.kind !== 'Parse') { stats.skipped++; continue; }   // the request itself does not render
-      want = null;   // the output ends inside a call: the stream must end with `length`
-    }
-    const chunker = new ChatCompletionChunker(src, options, META);
-    const chunks = [];
-    for (const p of pieces(c.input, c.id)) chunks.push(...chunker.push(p));
-    chunks.push(...chunker.finish());
-    checkToolCallShapes(chunks);
-    const completion = await accumulate(chunks);
-    const [choice] = completion.choices;
-    assert.equal(completion.id, META.id);
-    if (want === null) {
-      assert.equal(choice.finish_reason, 'length', `case ${c.id}`);
-      stats.cut++;
-      continue;
-    }
-    assert.equal(choice.finish_reason, want.tool_calls?.length ? 'tool_calls' : 'stop', `case ${c.id}`);
-    assert.equal(choice.message.role, 'assistant');
-    assert.equal(choice.message.content, want.content, `case ${c.id}: content`);
-    assert.deepEqual(choice.message.tool_calls, want.tool_calls, `case ${c.id}: tool_calls`);
-    // openai-node has no notion of `reasoning_content` (it keeps only the last delta's): rebuild it from the chunks.
-    const reasoning = chunks.map((k) => k.choices[0].delta.reasoning_content ?? '').join('');
-    assert.equal(reasoning || null, want.reasoning_content, `case ${c.id}: reasoning`);
-    stats.cases++;
-    stats.calls += want.tool_calls?.length ?? 0;
-    stats.withReasoning += want.reasoning_content ? 1 : 0;
+/** One case through the chunker and openai-node's accumulator; throws saying what differs. */
+async function checkCase(c, src, options, stats) {
+  let want;
+  try {
+    want = parseOutput(src, c.input, options);
+  } catch (err) {
+    if (err.kind !== 'Parse') throw err;   // e.g. the request does not render: a known case
+    want = null;   // the output ends inside a call: the stream must end with `length`
   }
-  console.log(`openai-node accumulator: ${stats.cases} cases equal to parseOutput (${stats.calls} tool calls, ${stats.withReasoning} with reasoning), ${stats.cut} cut inside a call → finish_reason length, ${stats.skipped} whose request does not render`);
-  assert.ok(stats.cases > 300 && stats.calls > 100);
+  const chunker = new ChatCompletionChunker(src, options, META);
+  const chunks = [];
+  for (const p of pieces(c.input, c.id)) chunks.push(...chunker.push(p));
+  chunks.push(...chunker.finish());
+  checkToolCallShapes(chunks);
+  const completion = await accumulate(chunks);
+  const [choice] = completion.choices;
+  assert.equal(completion.id, META.id);
+  if (want === null) {
+    assert.equal(choice.finish_reason, 'length');
+    stats.cut++;
+    return;
+  }
+  assert.equal(choice.finish_reason, want.tool_calls?.length ? 'tool_calls' : 'stop');
+  assert.equal(choice.message.role, 'assistant');
+  assert.equal(choice.message.content, want.content, 'content');
+  assert.deepEqual(choice.message.tool_calls, want.tool_calls, 'tool_calls');
+  // openai-node has no notion of `reasoning_content` (it keeps only the last delta's): rebuild it from the chunks.
+  const reasoning = chunks.map((k) => k.choices[0].delta.reasoning_content ?? '').join('');
+  assert.equal(reasoning || null, want.reasoning_content, 'reasoning');
+  stats.calls += want.tool_calls?.length ?? 0;
+  stats.withReasoning += want.reasoning_content ? 1 : 0;
+}
+
+// Per case: tests/expectations/openai_wire.jsonl (`#id TEMPLATE`; UPDATE_EXPECTATIONS=1 rewrites it).
+test('openai-node accumulates our chunks into parseOutput\'s message, every case of cases.jsonl', async () => {
+  const expect = expectations('openai_wire');
+  const stats = { calls: 0, withReasoning: 0, cut: 0 };
+  const compiled = new Map();
+  const cases = loadJsonl('cases.jsonl');
+  for (const c of cases) {
+    if (!compiled.has(c.template)) compiled.set(c.template, new ChatTemplate(templateSource(c.template), { now: 1795305600 }));
+    try {
+      await checkCase(c, compiled.get(c.template), optionsOf(c), stats);
+      expect.record(`#${c.id} ${c.template}`, null);
+    } catch (err) {
+      expect.record(`#${c.id} ${c.template}`, err.message.split('\n')[0]);
+    }
+  }
+  const [pass] = expect.counts();
+  console.log(`openai-node accumulator: ${pass}/${cases.length} cases equal to parseOutput (${stats.calls} tool calls, ${stats.withReasoning} with reasoning, ${stats.cut} cut inside a call → finish_reason length)`);
+  expect.finish();
 });
 
 test('toChatCompletionChunk and finalChatCompletionChunk build complete chunks', () => {
