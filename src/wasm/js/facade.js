@@ -85,6 +85,20 @@ const NULLABLE = new Set([...Object.keys(RENDER_OPTIONS), 'jsonSchema']);
 /** Check an options object against a schema; returns its JSON text, or undefined when absent. */
 function optionsJson(options, schema, name = 'options') {
   if (options === undefined || options === null) return undefined;
+  return userCode(name, () => checkOptions(options, schema, name));
+}
+
+/** Run validation that touches user objects (getters, proxies may throw): their errors are InvalidInput. */
+function userCode(name, f) {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof ChatAutoparserError) throw e;
+    throw invalid(`${name}: reading it threw ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
+  }
+}
+
+function checkOptions(options, schema, name) {
   if (!isPlainObject(options)) throw invalid(`${name}: expected an object, got ${describe(options)}`);
   const copy = {};
   for (const key of Object.keys(options)) {
@@ -101,8 +115,10 @@ function optionsJson(options, schema, name = 'options') {
 }
 
 function contextJson(context) {
-  if (!isPlainObject(context)) throw invalid(`context: expected an object, got ${describe(context)}`);
-  return toJson(context, 'context');
+  return userCode('context', () => {
+    if (!isPlainObject(context)) throw invalid(`context: expected an object, got ${describe(context)}`);
+    return toJson(context, 'context');
+  });
 }
 
 // Per-object state, keyed by the facade object: the raw wasm-bindgen object, and why it can no longer be
