@@ -10,7 +10,7 @@ glue=target/wasm-glue
 wasm-pack --quiet build --release --target web --out-dir "$glue" --out-name chat_autoparser
 rm -rf pkg/node pkg/web
 node scripts/bundle-js.mjs "$glue"
-cp src/wasm/chat_autoparser.d.ts pkg/node/chat_autoparser.d.ts
-cat src/wasm/chat_autoparser.d.ts src/wasm/web-init.d.ts > pkg/web/chat_autoparser.d.ts   # + default init()
+# One hand-written declaration file for every entry (.d.mts: the Node ESM entry's own, for NodeNext).
+for d in pkg/node/chat_autoparser.d.ts pkg/node/index.d.mts pkg/web/chat_autoparser.d.ts; do cp src/wasm/chat_autoparser.d.ts "$d"; done
 rm -rf www/pkg && mkdir -p www/pkg && cp pkg/web/chat_autoparser.js pkg/web/chat_autoparser_bg.wasm www/pkg/
 printf 'built: pkg/node, pkg/web, www/pkg (%s bytes wasm)\n' "$(wc -c < pkg/web/chat_autoparser_bg.wasm)"

@@ -1,15 +1,31 @@
 /* Hand-written TypeScript declarations for chat-autoparser. They mirror src/api.rs and src/wasm/. */
 
-/** Every error thrown by this package is an `Error` with a machine-readable `kind`. */
-export interface ChatAutoparserError extends Error {
+/** What went wrong, machine-readable. `Internal`: the wasm call trapped (the objects it used are retired);
+ * `InvalidState`: the object was freed, finished, or retired by an earlier `Internal` error. */
+export type ErrorKind =
+  | 'TemplateSyntax' | 'Render' | 'Limit' | 'InvalidInput' | 'InvalidState' | 'Internal'
+  | 'Analysis' | 'Parse' | 'Grammar' | 'Schema';
+
+/** Every error thrown by this package is a `ChatAutoparserError` (an `Error`) with a `kind`. */
+export class ChatAutoparserError extends Error {
+  constructor(kind: ErrorKind, message: string);
   name: 'ChatAutoparserError';
-  kind: 'TemplateSyntax' | 'Render' | 'Limit' | 'InvalidInput' | 'Analysis' | 'Parse' | 'Grammar' | 'Schema';
+  kind: ErrorKind;
   /** 1-based line/column in the template, for syntax and render errors. */
   line?: number;
   column?: number;
   /** Byte offset into the parsed text, for parse errors. */
   offset?: number;
+  /** `StreamParser.finish()` Parse errors: the deltas flushed before the error. */
+  deltas?: Delta[];
 }
+
+/**
+ * Load the wasm module. Browser/bundler entry: call (and await) once before anything else; `input` is
+ * a URL, Response, BufferSource or WebAssembly.Module (default: `chat_autoparser_bg.wasm` next to the
+ * module). Node loads the wasm when the package is imported: there it is a no-op, for isomorphic code.
+ */
+export default function init(input?: string | URL | Request | Response | BufferSource | WebAssembly.Module | Promise<Response>): Promise<void>;
 
 /** Options for compiling and rendering a template. */
 export interface RenderOptions {
@@ -185,18 +201,23 @@ export function parseOutput(templateOrSource: TemplateOrSource, text: string, op
 /** Streaming parser: one O(n) state machine; only text that could still begin a marker is held back. */
 export class StreamParser {
   constructor(templateOrSource: TemplateOrSource, options?: RequestOptions);
-  /** Consume a chunk; never throws on malformed output (see `diagnostics`). */
+  /**
+   * Consume a chunk; never throws on malformed output (see `diagnostics`). A chunk may end inside a
+   * UTF-16 surrogate pair: the high half waits for the next chunk.
+   * @throws {ChatAutoparserError} `InvalidState` after `finish()` (the text would be lost).
+   */
   push(chunk: string): Delta[];
   /**
    * Flush held-back text.
    * @throws {ChatAutoparserError} `Parse` when `isPartial` is false and the output ends inside a tool call;
-   * the error's `deltas` property holds the flushed deltas.
+   * the error's `deltas` property holds the flushed deltas. `InvalidState` when called twice.
    */
   finish(): Delta[];
   readonly message: Message;
   readonly diagnostics: Diagnostic[];
   /** True after a stop marker (harmony `<|return|>` / `<|call|>`). */
   readonly stopped: boolean;
+  /** Release the wasm memory now (otherwise when garbage-collected). A second call is a no-op. */
   free(): void;
 }
 
@@ -230,5 +251,6 @@ export class ChatTemplate {
   readonly analysis: Analysis;
   /** The template source. */
   readonly source: string;
+  /** Release the wasm memory now (otherwise when garbage-collected). A second call is a no-op. */
   free(): void;
 }
