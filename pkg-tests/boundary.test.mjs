@@ -192,3 +192,15 @@ test('the CommonJS entry is the same instance as the ESM entry', () => {
   assert.equal(typeof cap.default, 'function', 'init() exists in Node too (a no-op)');
   return cap.default();
 });
+
+test('the browser entry: calls before init() are InvalidState; init(bytes) loads it', async () => {
+  const web = await import('../pkg/web/chat_autoparser.js');
+  const { readFileSync } = await import('node:fs');
+  const wasmUrl = new URL('../pkg/web/chat_autoparser_bg.wasm', import.meta.url);
+  let err;
+  try { web.version(); } catch (e) { err = e; }
+  assert.equal(err?.kind, 'InvalidState');
+  await web.default(readFileSync(wasmUrl));
+  assert.equal(web.renderTemplate('{{ 1 }}', { messages: [] }), '1');
+  assert.ok(web.ChatAutoparserError !== cap.ChatAutoparserError, 'a separate instance from the Node entry');
+});
