@@ -74,17 +74,10 @@ export function errorText(e) {
   return `${e.kind ? `${e.kind}: ` : ''}${msg}${loc}`;
 }
 
-/** UTF-8 byte offset (what the wasm API reports) → JS string index. */
-export function byteToIndex(text, byteOffset) {
-  let bytes = 0;
-  let i = 0;
-  for (const ch of text) {
-    if (bytes >= byteOffset) return i;
-    const cp = ch.codePointAt(0);
-    bytes += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-    i += ch.length;
-  }
-  return text.length;
+/** An offset the API reports (a UTF-16 index into the string passed, since the JS facade converts them) →
+ * a JS string index, clamped to the text. */
+export function byteToIndex(text, offset) {
+  return Math.min(Math.max(0, offset), text.length);
 }
 
 /** Pretty JSON for display. */

@@ -1,7 +1,7 @@
 // The wasm runs here, off the main thread, so analysing a large template never freezes the page.
 // Protocol: main posts {id, op, args}; the worker answers {id, ok: true, result} or {id, ok: false, error}.
 import init, * as api from './pkg/chat_autoparser.js';
-import { grammarStart, byteLength } from './triggers.js';
+import { grammarStart } from './triggers.js';
 
 const ready = init();
 
@@ -72,12 +72,12 @@ let stream = null;
 
 /**
  * Check a model output against a grammar the way llama.cpp applies it: from the first trigger of a lazy
- * grammar on. Offsets in the answer are UTF-8 bytes into the whole output.
+ * grammar on. Offsets in the answer are UTF-16 indexes into the whole output.
  */
 function checkOutput(grammar, output) {
   const { start, trigger, errors } = grammarStart(grammar, output);
   if (start < 0) return { accepted: true, untriggered: true, start: null, trigger: null, errors };
-  const skip = byteLength(output.slice(0, start));
+  const skip = start;   // offsets from the API are UTF-16 indexes, like grammarStart's
   const r = api.checkGrammar(grammar.gbnf, output.slice(start));
   return {
     accepted: r.accepted, errorAt: r.errorAt === undefined || r.errorAt === null ? undefined : r.errorAt + skip,

@@ -45,3 +45,9 @@ async function main(source: string): Promise<void> {
 }
 
 main('').catch(() => {});
+
+export function withDiagnostics(t: ChatTemplate): number {
+  const r = parseOutput(t, 'x', { diagnostics: true });
+  const plain: Message = parseOutput(t, 'x', { diagnostics: false });
+  return r.diagnostics.length + r.message.role.length + plain.role.length;
+}

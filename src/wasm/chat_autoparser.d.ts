@@ -11,10 +11,10 @@ export class ChatAutoparserError extends Error {
   constructor(kind: ErrorKind, message: string);
   name: 'ChatAutoparserError';
   kind: ErrorKind;
-  /** 1-based line/column in the template, for syntax and render errors. */
+  /** 1-based line and column (counted in UTF-16 units) in the template, for syntax and render errors. */
   line?: number;
   column?: number;
-  /** Byte offset into the parsed text, for parse errors. */
+  /** For parse errors: a UTF-16 index into the text passed (for a stream, into all chunks pushed so far). */
   offset?: number;
   /** `StreamParser.finish()` Parse errors: the deltas flushed before the error. */
   deltas?: Delta[];
@@ -127,7 +127,11 @@ export type Delta =
   | { tool_calls: [{ index: number; id?: string; type?: 'function'; function: { name?: string; arguments?: string } }] };
 
 /** A problem seen in malformed model output (streaming never throws for these). */
-export interface Diagnostic { offset: number; message: string }
+export interface Diagnostic {
+  /** A UTF-16 index into the output (for a stream, into all chunks pushed so far). */
+  offset: number;
+  message: string;
+}
 
 export type ReasoningMode = 'NONE' | 'TAG_BASED' | 'DELIMITER' | 'FORCED_OPEN' | 'FORCED_CLOSED' | 'TOOLS_ONLY';
 export type ContentMode = 'PLAIN' | 'ALWAYS_WRAPPED' | 'WRAPPED_WITH_REASONING';
@@ -175,7 +179,7 @@ export interface Grammar {
 }
 
 /** Result of `checkGrammar`. */
-export interface CheckResult { accepted: boolean; /** byte offset of the first mismatch */ errorAt?: number }
+export interface CheckResult { accepted: boolean; /** UTF-16 index in `text` of the first mismatch */ errorAt?: number }
 
 /** One round trip of `verifyTemplate`. */
 export interface VerifyResult { name: string; ok: boolean; output: string; expected: Message; actual: Message; error?: string; skipped?: string }
@@ -196,7 +200,12 @@ export function generationPrompt(templateOrSource: TemplateOrSource, options?: R
  * Parse a whole model output.
  * @throws {ChatAutoparserError} `Parse` (with `offset`) when `isPartial` is false and the output ends inside a tool call.
  */
-export function parseOutput(templateOrSource: TemplateOrSource, text: string, options?: RequestOptions): Message;
+export function parseOutput(templateOrSource: TemplateOrSource, text: string, options?: RequestOptions & { diagnostics?: false }): Message;
+/** With `diagnostics: true`: the message and the problems a StreamParser would report for the same text. */
+export function parseOutput(templateOrSource: TemplateOrSource, text: string, options: RequestOptions & { diagnostics: true }): ParseResult;
+
+/** `parseOutput(…, { diagnostics: true })`. */
+export interface ParseResult { message: Message; diagnostics: Diagnostic[] }
 
 /** Streaming parser: one O(n) state machine; only text that could still begin a marker is held back. */
 export class StreamParser {

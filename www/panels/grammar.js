@@ -1,7 +1,6 @@
 // Grammar panel: GBNF (with copy), lazy triggers, preserved tokens, and whether the sample output is
 // accepted (from the first trigger on, for a lazy grammar), with the first rejected character highlighted.
 import { h, ws, fill, note, errorText, byteToIndex, copyText } from '../show.js';
-import { byteLength } from '../triggers.js';
 
 /** Free text before the trigger (faint), then the constrained part. */
 function freePart(output, check) {
@@ -30,7 +29,7 @@ export function acceptance(check, checkError, output) {
       check.start ? h('pre', { class: 'vis-block' }, freePart(output, check), ws(output.slice(byteToIndex(output, check.start)), 'g-ok')) : null);
   }
   const begin = byteToIndex(output, check.start || 0);
-  const at = byteToIndex(output, check.errorAt ?? byteLength(output));
+  const at = byteToIndex(output, check.errorAt ?? output.length);
   const bad = Array.from(output.slice(at))[0] || '';
   const line = output.slice(0, at).split('\n').length;
   return h('div', { class: 'error', id: 'accept' },
