@@ -120,11 +120,23 @@ export interface Message {
   tool_calls?: ToolCall[];
 }
 
-/** One OpenAI `chat.completion.chunk` delta. */
+/** One tool call's part of a delta: the first for a call has `id`, `type` and `function.name`; later ones
+ * only `function.arguments`. */
+export interface ToolCallDelta {
+  index: number;
+  id?: string;
+  type?: 'function';
+  function: { name?: string; arguments?: string };
+}
+
+/**
+ * One OpenAI `chat.completion.chunk` delta: exactly one of `content`, `reasoning_content`, `tool_calls`.
+ * The others are declared `?: never`, so `delta.content ?? delta.reasoning_content` type-checks.
+ */
 export type Delta =
-  | { content: string }
-  | { reasoning_content: string }
-  | { tool_calls: [{ index: number; id?: string; type?: 'function'; function: { name?: string; arguments?: string } }] };
+  | { content: string; reasoning_content?: never; tool_calls?: never }
+  | { reasoning_content: string; content?: never; tool_calls?: never }
+  | { tool_calls: ToolCallDelta[]; content?: never; reasoning_content?: never };
 
 /** A problem seen in malformed model output (streaming never throws for these). */
 export interface Diagnostic {
@@ -158,8 +170,17 @@ export interface Analysis {
       [more: string]: unknown;
     };
     function: { namePrefix: string; nameSuffix: string; close: string };
-    arguments: { start: string; end: string; namePrefix: string; nameSuffix: string; valuePrefix: string; valueSuffix: string; separator: string; [more: string]: unknown };
-    callId: { pos: CallIdPosition; prefix: string; suffix: string };
+    arguments: {
+      start: string; end: string; namePrefix: string; nameSuffix: string; valuePrefix: string; valueSuffix: string; separator: string;
+      /** Values are self-delimiting literals (`f(a='x', n=1)`): strings in `stringDelimiter`, other values bare. */
+      literalValues: boolean; stringDelimiter: string;
+      /** The value prefix of a non-string (JSON) value when it differs from `valuePrefix` (the string one). */
+      typedValuePrefix?: string;
+      /** Wrapper around raw string values holding markup (`<![CDATA[` … `]]>`). */
+      rawValueStart?: string; rawValueEnd?: string;
+      [more: string]: unknown;
+    };
+    callId: { pos: CallIdPosition; prefix: string; suffix: string; headerCounterAt?: number; [more: string]: unknown };
   };
   preservedTokens: string[];
   analysisComplete: boolean;
