@@ -7,11 +7,11 @@
 
 #[path = "../tests/common/mod.rs"]
 mod common;
-#[path = "../tests/parse_support/mod.rs"]
-mod parse_support;
+#[path = "../tests/case_support/mod.rs"]
+mod case_support;
 
 use chat_autoparser::api::RequestOptions;
-use chat_autoparser::parse::StreamParser;
+use chat_autoparser::StreamParser;
 use std::time::{Duration, Instant};
 
 const INPUTS: [(&str, &str); 3] = [
@@ -52,7 +52,7 @@ fn main() {
     println!("{:<14} {:>5} {:>8} {:>11} {:>9} {:>13} {:>7}", "input", "size", "bytes", "whole (µs)", "MB/s", "stream4 (µs)", "ratio");
     for (stem, template) in INPUTS {
         let Some(record) = records.iter().find(|r| r["template"] == template) else { continue };
-        let analysis = parse_support::analysis_from_record(record);
+        let analysis = case_support::analysis_from_record(record);
         let inputs = &record["with_tools"]["inputs"];
         let options = RequestOptions {
             tools: inputs["tools"].as_array().cloned().unwrap_or_default(),

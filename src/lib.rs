@@ -6,31 +6,62 @@
 //! OpenAI-style messages and deltas, and emits GBNF grammars for constrained tool calling.
 //!
 //! # Key types
-//! - [`ChatTemplate`]: a compiled template; `render`, `caps`.
+//! - [`ChatTemplate`]: a compiled template with its cached analysis; `render`, `caps`, `analysis`,
+//!   and per request `generation_prompt`, `stream_parser`, `parse_output`, `grammar`, `verify`.
+//! - [`StreamParser`]: model output, chunk by chunk, to [`api::Delta`]s and an [`api::Message`].
 //! - [`Error`] / [`ErrorKind`]: the one error type.
 //! - [`api`]: wire types (`Message`, `Delta`, `RequestOptions`).
-//! - [`gbnf::build_grammar`] → [`gbnf::Grammar`]: GBNF, lazy triggers and preserved tokens for tool
+//! - [`build_grammar`] → [`gbnf::Grammar`]: GBNF, lazy triggers and preserved tokens for tool
 //!   calls or a response schema; [`gbnf::check_grammar`] checks a text against any GBNF grammar.
+//!
+//! Stages, each folder importing only the ones before it (see ARCHITECTURE.md):
+//! `template` → `analysis` → `parse` / `gbnf` → `formats` → `session` → `wasm` / CLI.
 
 pub mod analysis;
 pub mod api;
-pub mod gbnf;
-pub mod handlers;
-pub mod parse;
 mod error;
-pub mod template;
-pub mod verify;
+mod formats;
+pub mod gbnf;
+mod parse;
+mod session;
+mod template;
+mod text;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;
 
 pub use error::{Error, ErrorKind, Result};
-pub use template::{render_template, ChatTemplate, RenderOptions};
-pub use verify::{verify_template, VerifyReport, VerifyResult};
+pub use formats::build_grammar;
+pub use session::{generation_prompt, parse_output, verify_template, ChatTemplate, StreamParser, VerifyReport, VerifyResult};
+pub use template::{render_template, Caps, RenderOptions, Template};
 
 /// Crate version.
 pub fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
+}
+
+/// Internals that the crate's own integration tests, benchmarks and fuzz targets drive directly.
+/// Not part of the API: no stability promise.
+#[doc(hidden)]
+pub mod testing {
+    pub use crate::formats::{parser_prefill, FunctionaryParser, HarmonyParser};
+    pub use crate::parse::auto::AutoParser;
+    pub use crate::parse::generic::{GenericConfig, GenericParser};
+    pub use crate::parse::OutputParser;
+    pub use crate::session::fixture_tools;
+
+    use crate::analysis::Handler;
+    use crate::api::RequestOptions;
+
+    /// A fresh parser for `handler` (nothing read yet): the dedicated format's, or for
+    /// [`Handler::Autoparser`] the template-free [`GenericParser`]. `generation_prompt` is only used
+    /// by formats whose prompt holds a role header to skip (Functionary).
+    pub fn make_parser(handler: Handler, options: &RequestOptions, generation_prompt: &str) -> Box<dyn OutputParser> {
+        crate::formats::dedicated_parser(handler, options, generation_prompt).unwrap_or_else(|| {
+            let config = GenericConfig { reasoning: options.reasoning_format, json_response: options.json_schema.is_some(), ..GenericConfig::default() };
+            Box::new(GenericParser::new(config))
+        })
+    }
 }
 
 #[cfg(doctest)]

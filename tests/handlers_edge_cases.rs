@@ -6,8 +6,8 @@ mod parse_support;
 
 use chat_autoparser::analysis::Handler;
 use chat_autoparser::api::{Delta, ReasoningFormat, RequestOptions, ToolCall};
-use chat_autoparser::handlers::{make_parser, FunctionaryParser, HarmonyParser};
-use chat_autoparser::parse::OutputParser;
+use chat_autoparser::testing::{make_parser, FunctionaryParser, HarmonyParser};
+use chat_autoparser::testing::OutputParser;
 use parse_support::*;
 
 fn harmony() -> Box<dyn OutputParser> {

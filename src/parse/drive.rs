@@ -6,8 +6,8 @@
 //! up to the first marker it finds ([`next_marker`]), so a whole parse stays O(n · markers).
 
 /// Earliest occurrence of any of `markers` in `text`: (byte position, marker index), longest marker
-/// on ties. Unlike [`crate::parse::scan::find_first`] it stops at the first hit instead of searching
-/// the whole text for every marker, so repeated steps over one long chunk stay linear. Plain text is
+/// on ties. It stops at the first hit instead of searching the whole text for every marker, so
+/// repeated steps over one long chunk stay linear. Plain text is
 /// skipped to the next byte a marker can start with (`memchr` when they all share one ASCII first
 /// byte, as `<|…|>` markers do), so long runs between markers cost about a byte compare per byte.
 pub fn next_marker(text: &str, markers: &[&str]) -> Option<(usize, usize)> {

@@ -21,11 +21,6 @@ impl Emitter {
         Emitter { format, fence: json_response.then(FenceStrip::new) }
     }
 
-    /// True when reasoning goes to `reasoning_content`.
-    pub fn extracts_reasoning(&self) -> bool {
-        self.format != ReasoningFormat::None
-    }
-
     /// Visible content.
     pub fn content(&mut self, s: &str, out: &mut Vec<Delta>) {
         match &mut self.fence {

@@ -5,10 +5,7 @@
 //! when present (a tagged string value must not keep the `\n` of `"\n</parameter>"`), and its
 //! trailing whitespace is skipped after it when present.
 
-/// ASCII whitespace as C's `isspace` sees it (what llama.cpp trims).
-pub fn is_space(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c')
-}
+use crate::text::is_space;
 
 /// A marker split into leading whitespace, core and trailing whitespace.
 #[derive(Debug, Clone, Default)]

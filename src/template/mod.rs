@@ -7,4 +7,4 @@ mod render;
 mod tojson;
 
 pub use caps::Caps;
-pub use render::{render_template, ChatTemplate, RenderOptions};
+pub use render::{render_template, Template, RenderOptions};

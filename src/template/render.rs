@@ -1,4 +1,4 @@
-//! `ChatTemplate`: a compiled chat template with limits, rendered from a JSON context.
+//! `Template`: a compiled chat template with limits, rendered from a JSON context.
 
 use super::env::{build_environment, Limits};
 use super::Caps;
@@ -39,27 +39,26 @@ const DEFAULT_MAX_OUTPUT: usize = 8 << 20;
 const MAX_SOURCE_BYTES: usize = 4 << 20;
 
 /// A compiled chat template.
-pub struct ChatTemplate {
+pub struct Template {
     env: Environment<'static>,
-    /// Built on first use by [`ChatTemplate::render_lenient`].
+    /// Built on first use by [`Template::render_lenient`].
     lenient_env: std::sync::OnceLock<Environment<'static>>,
     limits: Limits,
     now: i64,
     source: String,
     options: RenderOptions,
     caps: std::sync::OnceLock<Caps>,
-    analysis: std::sync::OnceLock<crate::analysis::Analysis>,
 }
 
-impl std::fmt::Debug for ChatTemplate {
+impl std::fmt::Debug for Template {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ChatTemplate").field("source_bytes", &self.source.len()).finish()
+        f.debug_struct("Template").field("source_bytes", &self.source.len()).finish()
     }
 }
 
 const NAME: &str = "chat_template";
 
-impl ChatTemplate {
+impl Template {
     /// Compile `source`. Fails with [`ErrorKind::TemplateSyntax`] naming line and column.
     pub fn new(source: &str, options: RenderOptions) -> Result<Self> {
         if source.len() > MAX_SOURCE_BYTES {
@@ -71,7 +70,7 @@ impl ChatTemplate {
         };
         let now = options.now.map(|t| t.floor() as i64).unwrap_or_else(current_unix_time);
         let env = compile(limits, now, false, source)?;
-        Ok(ChatTemplate {
+        Ok(Template {
             env,
             lenient_env: std::sync::OnceLock::new(),
             limits,
@@ -79,7 +78,6 @@ impl ChatTemplate {
             source: source.to_string(),
             options,
             caps: std::sync::OnceLock::new(),
-            analysis: std::sync::OnceLock::new(),
         })
     }
 
@@ -172,11 +170,6 @@ impl ChatTemplate {
         String::from_utf8(out.buf).map_err(|_| Error::new(ErrorKind::Render, "rendered output is not UTF-8"))
     }
 
-    /// The differential analysis of this template, computed once on first use (dozens of renders).
-    pub fn analysis(&self) -> &crate::analysis::Analysis {
-        self.analysis.get_or_init(|| crate::analysis::analyze_template(self))
-    }
-
     /// Capabilities of the template, probed once on first use.
     pub fn caps(&self) -> &Caps {
         self.caps.get_or_init(|| super::caps::probe(self))
@@ -202,7 +195,7 @@ fn check_depth(ctx: &Map<String, Json>) -> Result<()> {
     Ok(())
 }
 
-/// Most relaxations [`ChatTemplate::render_lenient`] tries before giving up.
+/// Most relaxations [`Template::render_lenient`] tries before giving up.
 const MAX_LENIENT_RETRIES: usize = 8;
 
 /// `name` from a render error "`name` is undefined", if `name` is a plain identifier.
@@ -221,7 +214,7 @@ fn compile(limits: Limits, now: i64, lenient: bool, source: &str) -> Result<Envi
 
 /// Render `source` once with `context`.
 pub fn render_template(source: &str, context: &Json, options: RenderOptions) -> Result<String> {
-    ChatTemplate::new(source, options)?.render(context)
+    Template::new(source, options)?.render(context)
 }
 
 struct LimitedWriter {

@@ -27,7 +27,7 @@ fn render_options(options: JsValue) -> Result<RenderOptions, JsValue> {
 /// Library version.
 #[wasm_bindgen]
 pub fn version() -> String {
-    crate::version().to_string()
+    env!("CARGO_PKG_VERSION").to_string()
 }
 
 /// Render a chat template once with a context object.
@@ -98,7 +98,7 @@ pub fn build_grammar(template_or_source: JsValue, options: JsValue) -> Result<Js
     let t = template_arg(&template_or_source)?;
     let opts: RequestOptions = from_js_opt(options, "options")?;
     js(opts.validate())?;
-    to_js(&js(crate::gbnf::build_grammar(t.analysis(), &opts))?)
+    to_js(&js(t.grammar(&opts))?)
 }
 
 /// Check whether `text` is accepted by a GBNF grammar: `{accepted, errorAt?}`.
@@ -112,7 +112,7 @@ fn parse_setup(template_or_source: &JsValue, options: JsValue) -> Result<(Rc<cra
     let t = template_arg(template_or_source)?;
     let opts: RequestOptions = from_js_opt(options, "options")?;
     js(opts.validate())?;
-    let gp = js(crate::parse::generation_prompt(&t, t.analysis(), &opts))?;
+    let gp = js(t.generation_prompt(&opts))?;
     Ok((t, gp, opts))
 }
 
@@ -128,7 +128,7 @@ pub fn generation_prompt(template_or_source: JsValue, options: JsValue) -> Resul
 #[wasm_bindgen(js_name = parseOutput)]
 pub fn parse_output(template_or_source: JsValue, text: &str, options: JsValue) -> Result<JsValue, JsValue> {
     let (t, gp, opts) = parse_setup(&template_or_source, options)?;
-    let msg = js(crate::parse::parse_output(t.analysis(), &gp, text, &opts))?;
+    let msg = js(crate::parse_output(t.analysis(), &gp, text, &opts))?;
     to_js(&msg)
 }
 
@@ -136,13 +136,13 @@ pub fn parse_output(template_or_source: JsValue, text: &str, options: JsValue) -
 #[wasm_bindgen(js_name = verifyTemplate)]
 pub fn verify_template(template_or_source: JsValue) -> Result<JsValue, JsValue> {
     let t = template_arg(&template_or_source)?;
-    to_js(&crate::verify_template(&t))
+    to_js(&t.verify())
 }
 
 /// Streaming parser: `push(chunk)` returns OpenAI `chat.completion.chunk` deltas; `finish()` flushes.
 #[wasm_bindgen(js_name = StreamParser)]
 pub struct JsStreamParser {
-    inner: crate::parse::StreamParser,
+    inner: crate::StreamParser,
     // Keeps the template (and its analysis) alive while the parser lives.
     _template: Rc<crate::ChatTemplate>,
     /// Reused for every chunk's deltas (saves an allocation per push).
@@ -155,7 +155,7 @@ impl JsStreamParser {
     #[wasm_bindgen(constructor)]
     pub fn new(template_or_source: JsValue, options: JsValue) -> Result<JsStreamParser, JsValue> {
         let (t, gp, opts) = parse_setup(&template_or_source, options)?;
-        let inner = js(crate::parse::StreamParser::new(t.analysis(), &gp, &opts))?;
+        let inner = js(crate::StreamParser::new(t.analysis(), &gp, &opts))?;
         Ok(JsStreamParser { inner, _template: t, scratch: Vec::new() })
     }
 

@@ -2,9 +2,9 @@
 //! and the harness comparison rules of cases.jsonl.
 #![allow(dead_code)]
 
-use chat_autoparser::analysis::types::Analysis;
+use chat_autoparser::analysis::Analysis;
 use chat_autoparser::api::{Delta, Message, RequestOptions};
-use chat_autoparser::parse::StreamParser;
+use chat_autoparser::StreamParser;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 

@@ -11,10 +11,11 @@ pub mod parse_support;
 
 use chat_autoparser::analysis::{Analysis, Handler};
 use chat_autoparser::api::{Message, ReasoningFormat, RequestOptions};
-use chat_autoparser::handlers::{detect_handler, make_parser};
-use chat_autoparser::parse::auto::AutoParser;
-use chat_autoparser::parse::prompt::parser_prefill;
-use chat_autoparser::parse::OutputParser;
+use chat_autoparser::analysis::detect_handler;
+use chat_autoparser::testing::make_parser;
+use chat_autoparser::testing::AutoParser;
+use chat_autoparser::testing::parser_prefill;
+use chat_autoparser::testing::OutputParser;
 use chat_autoparser::{ChatTemplate, RenderOptions};
 pub use parse_support::{random_chunks, run_chunks, Rng, Run};
 use std::collections::HashMap;

@@ -6,8 +6,11 @@
 //! about stays reasoning. Arguments have no closing marker: they end with their JSON value
 //! ([`CallArgs`]). A name that is not a plausible identifier is released as content with a diagnostic.
 
-use crate::api::{Delta, Diagnostic, ReasoningFormat};
-use crate::handlers::call_args::CallArgs;
+use super::call_args::CallArgs;
+use super::{prefilled, Format};
+use crate::analysis::Analysis;
+use crate::api::{Delta, Diagnostic, ReasoningFormat, RequestOptions};
+use crate::gbnf::{Expr, Shape, Tool, ToolGrammar, Trigger};
 use crate::parse::drive::{head, Input, Machine};
 use crate::parse::emit::{release_after_ws, Diagnostics, Emitter};
 use crate::parse::OutputParser;
@@ -220,4 +223,39 @@ pub fn continuation_prefill(generation_prompt: &str, reasoning: &str, content: O
     }
     gp.push_str(content.unwrap_or(""));
     gp
+}
+
+/// The Ministral / Magistral 3 format.
+pub struct Ministral;
+
+impl Format for Ministral {
+    fn parser(&self, _a: &Analysis, options: &RequestOptions, generation_prompt: &str) -> (Box<dyn OutputParser>, Vec<Delta>) {
+        prefilled(Box::new(MinistralParser::new(options.reasoning_format, options.json_schema.is_some())), generation_prompt)
+    }
+
+    fn continuation_prefill(&self, _a: &Analysis, generation_prompt: &str, reasoning: &str, content: Option<&str>) -> String {
+        continuation_prefill(generation_prompt, reasoning, content)
+    }
+
+    fn reasoning_markers(&self, _a: &Analysis) -> Option<(String, String)> {
+        Some((THINK.to_string(), THINK_END.to_string()))
+    }
+
+    /// `[TOOL_CALLS]NAME[ARGS]{…}`, one section per call.
+    fn tool_calls(&self, g: &mut ToolGrammar, a: &Analysis, tools: &[Tool]) -> Result<Option<Shape>> {
+        let mut alts = Vec::new();
+        for tool in tools {
+            let hint = format!("tool-{}", tool.name);
+            let args = g.json_args(tool, &format!("{hint}-args"))?;
+            alts.push(g.b.add(&hint, Expr::seq([Expr::lit(tool.name.clone()), Expr::lit(ARGS), args])));
+        }
+        let any = g.b.add("tool-call", Expr::alt(alts));
+        let sp = g.b.space();
+        let calls = g.repeated(Expr::seq([Expr::lit(TOOL_CALLS), any]), sp);
+        Ok(Some(Shape { calls, triggers: vec![Trigger::word(TOOL_CALLS)], content_stop: Some(TOOL_CALLS.into()), preserved: self.preserved_tokens(a) }))
+    }
+
+    fn preserved_tokens(&self, _a: &Analysis) -> Vec<String> {
+        [THINK, THINK_END, TOOL_CALLS, ARGS].map(String::from).to_vec()
+    }
 }

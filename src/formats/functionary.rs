@@ -6,8 +6,11 @@
 //! generation prompt before its first `>>>` (the role header) is prompt, not output, and is skipped.
 //! A recipient that is not an identifier followed by a newline (`>>> print(1)` in prose) is content.
 
-use crate::api::{Delta, Diagnostic, ReasoningFormat};
-use crate::handlers::call_args::CallArgs;
+use super::call_args::CallArgs;
+use super::{prefilled, Format};
+use crate::analysis::Analysis;
+use crate::api::{Delta, Diagnostic, ReasoningFormat, RequestOptions};
+use crate::gbnf::{Expr, Shape, Tool, ToolGrammar, Trigger};
 use crate::parse::drive::{head, Input, Machine};
 use crate::parse::emit::{release_after_ws, Diagnostics, Emitter};
 use crate::parse::OutputParser;
@@ -256,4 +259,44 @@ pub fn continuation_prefill(generation_prompt: &str, content: Option<&str>) -> S
         gp.push_str(content);
     }
     gp
+}
+
+/// The Functionary v3.2 format.
+pub struct Functionary;
+
+impl Format for Functionary {
+    fn parser(&self, _a: &Analysis, options: &RequestOptions, generation_prompt: &str) -> (Box<dyn OutputParser>, Vec<Delta>) {
+        let p = FunctionaryParser::new(options.reasoning_format, options.json_schema.is_some(), generation_prompt);
+        prefilled(Box::new(p), generation_prompt)
+    }
+
+    fn continuation_prefill(&self, _a: &Analysis, generation_prompt: &str, _reasoning: &str, content: Option<&str>) -> String {
+        continuation_prefill(generation_prompt, content)
+    }
+
+    fn reasoning_markers(&self, _a: &Analysis) -> Option<(String, String)> {
+        None
+    }
+
+    /// The prompt ends with `>>>`; the model writes `NAME\n{…}`, further calls `>>>NAME\n{…}`, and
+    /// `all\n…` for plain content.
+    fn tool_calls(&self, g: &mut ToolGrammar, a: &Analysis, tools: &[Tool]) -> Result<Option<Shape>> {
+        let mut alts = Vec::new();
+        for tool in tools {
+            let hint = format!("tool-{}", tool.name);
+            let args = g.json_args(tool, &format!("{hint}-args"))?;
+            alts.push(g.b.add(&hint, Expr::seq([Expr::lit(format!("{}\n", tool.name)), args])));
+        }
+        let any = g.b.add("tool-call", Expr::alt(alts));
+        let sp = g.b.space();
+        let sep = Expr::seq([sp, Expr::lit(RECIPIENT)]);
+        let content = g.b.until(RECIPIENT);
+        let leading = Expr::opt(Expr::seq([Expr::lit("all\n"), content, Expr::lit(RECIPIENT)]));
+        let calls = Expr::seq([Expr::opt(Expr::lit(RECIPIENT)), leading, g.repeated(any, sep)]);
+        Ok(Some(Shape { calls, triggers: vec![Trigger::pattern(">>>(?!all)")], content_stop: None, preserved: self.preserved_tokens(a) }))
+    }
+
+    fn preserved_tokens(&self, _a: &Analysis) -> Vec<String> {
+        vec![format!("{RECIPIENT}{ALL}")]
+    }
 }

@@ -8,14 +8,11 @@
 //! the output ends inside a tool call; the error carries the call's byte offset in the output. After
 //! an error the parser is poisoned: later calls return a clone of it.
 
-use super::auto::AutoParser;
-use super::prompt::{generation_prompt, parser_prefill};
-use super::OutputParser;
-use crate::analysis::types::{Analysis, Handler};
+use crate::analysis::Analysis;
 use crate::api::{Delta, Diagnostic, Message, RequestOptions};
-use crate::template::ChatTemplate;
+use crate::formats::format_of;
+use crate::parse::OutputParser;
 use crate::{Error, Result};
-
 
 /// Streaming parser of model output into an OpenAI-style message.
 pub struct StreamParser {
@@ -38,29 +35,14 @@ impl std::fmt::Debug for StreamParser {
 
 impl StreamParser {
     /// A parser for a template described by `analysis`, whose prompt ended with `generation_prompt`
-    /// (see [`generation_prompt`]; for continued messages, including the prefill).
+    /// (see [`super::generation_prompt`]; for continued messages, including the prefill).
     pub fn new(analysis: &Analysis, generation_prompt: &str, options: &RequestOptions) -> Result<StreamParser> {
-        let mut initial = Vec::new();
-        let inner: Box<dyn OutputParser> = if analysis.handler == Handler::Autoparser {
-            let prefill = parser_prefill(analysis, generation_prompt, options);
-            Box::new(AutoParser::new(analysis, options, &prefill))
-        } else {
-            // The dedicated parsers read the whole generation prompt (as llama.cpp parses prompt + output).
-            let mut p = crate::handlers::make_parser(analysis.handler, options, generation_prompt);
-            p.push(generation_prompt, &mut initial);
-            p
-        };
+        let (inner, initial) = format_of(analysis.handler).parser(analysis, options, generation_prompt);
         let mut message = Message::default();
         for d in &initial {
             message.apply(d);
         }
         Ok(StreamParser { inner, message, is_partial: options.is_partial, initial, failed: None, finished: false, unreturned: Vec::new() })
-    }
-
-    /// A parser whose generation prompt is rendered from `template` for the request in `options`.
-    pub fn from_template(template: &ChatTemplate, analysis: &Analysis, options: &RequestOptions) -> Result<StreamParser> {
-        let gp = generation_prompt(template, analysis, options)?;
-        Self::new(analysis, &gp, options)
     }
 
     /// Consume a chunk of model output; returns the deltas it completed.
