@@ -2,8 +2,9 @@
 //!
 //! Parsers decide *what* a piece of text is (content, reasoning, a reasoning delimiter); the
 //! [`Emitter`] decides *where* it goes given the request: `reasoningFormat: none` keeps reasoning and
-//! its delimiters in content, `deepseek-legacy` reports it in both, and a response-format schema
-//! unwraps a fenced JSON answer ([`FenceStrip`]).
+//! its delimiters in content, and a response-format schema unwraps a fenced JSON answer
+//! ([`FenceStrip`]). (`deepseek-legacy` is built from an extracting and a `none` parse, for every
+//! format alike: see `inline_reasoning`.)
 
 use crate::api::{Delta, ReasoningFormat};
 use crate::parse::json_fence::FenceStrip;
@@ -39,17 +40,13 @@ impl Emitter {
         }
         match self.format {
             ReasoningFormat::None => self.content(s, out),
-            ReasoningFormat::DeepseekLegacy => {
-                out.push(Delta::Reasoning(s.to_string()));
-                self.content(s, out);
-            }
             _ => out.push(Delta::Reasoning(s.to_string())),
         }
     }
 
     /// A reasoning delimiter as written: kept in content unless reasoning is extracted.
     pub fn reasoning_marker(&mut self, s: &str, out: &mut Vec<Delta>) {
-        if matches!(self.format, ReasoningFormat::None | ReasoningFormat::DeepseekLegacy) {
+        if self.format == ReasoningFormat::None {
             self.content(s, out);
         }
     }

@@ -12,6 +12,7 @@ use crate::Result;
 pub mod drive;
 pub mod emit;
 pub mod generic;
+pub mod inline_reasoning;
 pub mod json_extent;
 pub mod json_fence;
 pub mod scan;

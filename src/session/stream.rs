@@ -9,8 +9,9 @@
 //! an error the parser is poisoned: later calls return a clone of it.
 
 use crate::analysis::Analysis;
-use crate::api::{Delta, Diagnostic, Message, RequestOptions};
+use crate::api::{Delta, Diagnostic, Message, ReasoningFormat, RequestOptions};
 use crate::formats::format_of;
+use crate::parse::inline_reasoning::InlineReasoning;
 use crate::parse::OutputParser;
 use crate::{Error, Result};
 
@@ -37,7 +38,16 @@ impl StreamParser {
     /// A parser for a template described by `analysis`, whose prompt ended with `generation_prompt`
     /// (see [`super::generation_prompt`]; for continued messages, including the prefill).
     pub fn new(analysis: &Analysis, generation_prompt: &str, options: &RequestOptions) -> Result<StreamParser> {
-        let (inner, initial) = format_of(analysis.handler).parser(analysis, options, generation_prompt);
+        let format = format_of(analysis.handler);
+        let (inner, initial) = if options.reasoning_format == ReasoningFormat::DeepseekLegacy {
+            let with = |reasoning_format| RequestOptions { reasoning_format, ..options.clone() };
+            let (extract, extract_initial) = format.parser(analysis, &with(ReasoningFormat::Auto), generation_prompt);
+            let (inline, inline_initial) = format.parser(analysis, &with(ReasoningFormat::None), generation_prompt);
+            let p: Box<dyn OutputParser> = Box::new(InlineReasoning::new(extract, inline));
+            (p, InlineReasoning::initial(extract_initial, inline_initial))
+        } else {
+            format.parser(analysis, options, generation_prompt)
+        };
         let mut message = Message::default();
         for d in &initial {
             message.apply(d);
