@@ -45,13 +45,42 @@ pub fn version() -> &'static str {
 #[doc(hidden)]
 pub mod testing {
     pub use crate::formats::{parser_prefill, FunctionaryParser, HarmonyParser};
-    pub use crate::parse::auto::AutoParser;
     pub use crate::parse::generic::{GenericConfig, GenericParser};
     pub use crate::parse::OutputParser;
     pub use crate::session::fixture_tools;
 
-    use crate::analysis::Handler;
-    use crate::api::RequestOptions;
+    use crate::analysis::{Analysis, Handler};
+    use crate::api::{Delta, Diagnostic, RequestOptions};
+    use crate::parse::drive::Machine;
+
+    /// The analysis-driven parser, having read `prefill` (see [`parser_prefill`]); the deltas that
+    /// gave come out with the first `push` or `finish`.
+    pub fn auto_parser(analysis: &Analysis, options: &RequestOptions, prefill: &str) -> Box<dyn OutputParser> {
+        let mut parser = crate::parse::auto::AutoParser::new(analysis, options);
+        let mut initial = Vec::new();
+        parser.prefill(prefill, &mut initial);
+        Box::new(Prefilled { parser, initial })
+    }
+
+    /// A parser with deltas to hand out before its own.
+    struct Prefilled<P> {
+        parser: P,
+        initial: Vec<Delta>,
+    }
+
+    impl<P: OutputParser> OutputParser for Prefilled<P> {
+        fn push(&mut self, chunk: &str, out: &mut Vec<Delta>) {
+            out.append(&mut self.initial);
+            self.parser.push(chunk, out);
+        }
+        fn finish(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> crate::Result<()> {
+            out.append(&mut self.initial);
+            self.parser.finish(is_partial, out)
+        }
+        fn diagnostics(&self) -> &[Diagnostic] {
+            self.parser.diagnostics()
+        }
+    }
 
     /// A fresh parser for `handler` (nothing read yet): the dedicated format's, or for
     /// [`Handler::Autoparser`] the template-free [`GenericParser`]. `generation_prompt` is only used

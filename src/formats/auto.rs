@@ -1,7 +1,7 @@
 //! The differential (auto) format: everything about it comes from the template's [`Analysis`].
 //! Its parser is the analysis-driven machine (`parse::auto`), its grammar [`super::auto_grammar`].
 
-use super::{auto_grammar, Format};
+use super::{auto_grammar, prefilled, Format};
 use crate::analysis::{Analysis, ReasoningMode, ToolFormat};
 use crate::api::{Delta, RequestOptions};
 use crate::gbnf::{token_units, Expr, Shape, Tool, ToolGrammar};
@@ -15,8 +15,7 @@ pub struct Auto;
 
 impl Format for Auto {
     fn parser(&self, a: &Analysis, options: &RequestOptions, generation_prompt: &str) -> (Box<dyn OutputParser>, Vec<Delta>) {
-        let prefill = parser_prefill(a, generation_prompt, options);
-        (Box::new(AutoParser::new(a, options, &prefill)), Vec::new())
+        prefilled(AutoParser::new(a, options), &parser_prefill(a, generation_prompt, options))
     }
 
     /// Rebuilt from the analysis' reasoning markers, as llama.cpp does:

@@ -11,7 +11,7 @@ use super::{prefilled, Format};
 use crate::analysis::Analysis;
 use crate::api::{Delta, Diagnostic, ReasoningFormat, RequestOptions};
 use crate::gbnf::{Expr, Shape, Tool, ToolGrammar, Trigger};
-use crate::parse::drive::{head, Input, Machine};
+use crate::parse::drive::{head, Input, Machine, MarkerMachine};
 use crate::parse::emit::{release_after_ws, Diagnostics, Emitter};
 use crate::parse::OutputParser;
 use crate::Result;
@@ -145,6 +145,16 @@ impl Machine for FunctionaryParser {
         self.scan_step(rest, markers, at, at_end, out)
     }
 
+    fn diagnostic_list(&self) -> &[Diagnostic] {
+        &self.diags.0
+    }
+
+    fn stopped(&self) -> bool {
+        self.stopped
+    }
+}
+
+impl MarkerMachine for FunctionaryParser {
     fn on_marker(&mut self, m: &str, at: usize, out: &mut Vec<Delta>) {
         match std::mem::replace(&mut self.state, State::Content) {
             State::Recipient { name, explicit } => {
@@ -228,23 +238,6 @@ impl Machine for FunctionaryParser {
     }
 }
 
-impl OutputParser for FunctionaryParser {
-    fn push(&mut self, chunk: &str, out: &mut Vec<Delta>) {
-        self.run(chunk, false, out);
-    }
-
-    fn finish(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
-        self.finish_machine(is_partial, out)
-    }
-
-    fn diagnostics(&self) -> &[Diagnostic] {
-        &self.diags.0
-    }
-
-    fn stopped(&self) -> bool {
-        self.stopped
-    }
-}
 
 /// The generation prompt for a continued assistant message (`continue_final_message`): text goes to
 /// the `all` recipient, so continued content follows `>>>all\n` (the template's prompt ends with
@@ -267,7 +260,7 @@ pub struct Functionary;
 impl Format for Functionary {
     fn parser(&self, _a: &Analysis, options: &RequestOptions, generation_prompt: &str) -> (Box<dyn OutputParser>, Vec<Delta>) {
         let p = FunctionaryParser::new(options.reasoning_format, options.json_schema.is_some(), generation_prompt);
-        prefilled(Box::new(p), generation_prompt)
+        prefilled(p, generation_prompt)
     }
 
     fn continuation_prefill(&self, _a: &Analysis, generation_prompt: &str, _reasoning: &str, content: Option<&str>) -> String {

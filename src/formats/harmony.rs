@@ -15,7 +15,7 @@ use super::{prefilled, Format};
 use crate::analysis::Analysis;
 use crate::api::{Delta, Diagnostic, ReasoningFormat, RequestOptions};
 use crate::gbnf::{Expr, Shape, Tool, ToolGrammar, Trigger};
-use crate::parse::drive::{head, next_marker, tail, Input, Machine};
+use crate::parse::drive::{head, next_marker, tail, Input, Machine, MarkerMachine};
 use crate::parse::emit::{release_after_ws, Diagnostics, Emitter};
 use crate::parse::json_extent::is_valid_json;
 use crate::parse::OutputParser;
@@ -274,6 +274,26 @@ impl Machine for HarmonyParser {
         result
     }
 
+    fn step(&mut self, rest: &str, at: usize, at_end: bool, out: &mut Vec<Delta>) -> Option<usize> {
+        let markers: &[&str] = match self.state {
+            State::Between { .. } => &BETWEEN_MARKERS,
+            State::Header { .. } => &HEADER_MARKERS,
+            State::Body(_) => &BODY_MARKERS,
+            State::Stopped => &[],
+        };
+        self.scan_step(rest, markers, at, at_end, out)
+    }
+
+    fn diagnostic_list(&self) -> &[Diagnostic] {
+        &self.diags.0
+    }
+
+    fn stopped(&self) -> bool {
+        self.stopped
+    }
+}
+
+impl MarkerMachine for HarmonyParser {
     fn on_text(&mut self, text: &str, at: usize, out: &mut Vec<Delta>) -> usize {
         match &mut self.state {
             State::Between { ws } => {
@@ -341,35 +361,8 @@ impl Machine for HarmonyParser {
             State::Stopped => self.state = State::Stopped,
         }
     }
-
-    fn step(&mut self, rest: &str, at: usize, at_end: bool, out: &mut Vec<Delta>) -> Option<usize> {
-        let markers: &[&str] = match self.state {
-            State::Between { .. } => &BETWEEN_MARKERS,
-            State::Header { .. } => &HEADER_MARKERS,
-            State::Body(_) => &BODY_MARKERS,
-            State::Stopped => &[],
-        };
-        self.scan_step(rest, markers, at, at_end, out)
-    }
 }
 
-impl OutputParser for HarmonyParser {
-    fn push(&mut self, chunk: &str, out: &mut Vec<Delta>) {
-        self.run(chunk, false, out);
-    }
-
-    fn finish(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
-        self.finish_machine(is_partial, out)
-    }
-
-    fn diagnostics(&self) -> &[Diagnostic] {
-        &self.diags.0
-    }
-
-    fn stopped(&self) -> bool {
-        self.stopped
-    }
-}
 
 #[cfg(test)]
 mod tests {
@@ -437,7 +430,7 @@ impl Harmony {
 
 impl Format for Harmony {
     fn parser(&self, _a: &Analysis, options: &RequestOptions, generation_prompt: &str) -> (Box<dyn OutputParser>, Vec<Delta>) {
-        prefilled(Box::new(HarmonyParser::new(options.reasoning_format, options.json_schema.is_some())), generation_prompt)
+        prefilled(HarmonyParser::new(options.reasoning_format, options.json_schema.is_some()), generation_prompt)
     }
 
     fn continuation_prefill(&self, _a: &Analysis, generation_prompt: &str, reasoning: &str, content: Option<&str>) -> String {

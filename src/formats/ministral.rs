@@ -11,7 +11,7 @@ use super::{prefilled, Format};
 use crate::analysis::Analysis;
 use crate::api::{Delta, Diagnostic, ReasoningFormat, RequestOptions};
 use crate::gbnf::{Expr, Shape, Tool, ToolGrammar, Trigger};
-use crate::parse::drive::{head, Input, Machine};
+use crate::parse::drive::{head, Input, Machine, MarkerMachine};
 use crate::parse::emit::{release_after_ws, Diagnostics, Emitter};
 use crate::parse::OutputParser;
 use crate::Result;
@@ -104,6 +104,31 @@ impl Machine for MinistralParser {
         result
     }
 
+    fn step(&mut self, rest: &str, at: usize, at_end: bool, out: &mut Vec<Delta>) -> Option<usize> {
+        let markers: &[&str] = match &mut self.state {
+            State::Content | State::AfterCall { .. } => &CONTENT_MARKERS,
+            State::Think => &THINK_MARKERS,
+            State::Name { id: None, .. } => &NAME_MARKERS,
+            State::Name { id: Some(_), .. } => &ID_MARKERS,
+            State::Args(a) if a.is_raw() => &RAW_ARGS_MARKERS,
+            State::Args(a) => {
+                let (n, done) = a.feed(rest, out);
+                if done {
+                    a.close(&mut self.diags, out);
+                    self.state = State::AfterCall { ws: String::new() };
+                }
+                return Some(n);
+            }
+        };
+        self.scan_step(rest, markers, at, at_end, out)
+    }
+
+    fn diagnostic_list(&self) -> &[Diagnostic] {
+        &self.diags.0
+    }
+}
+
+impl MarkerMachine for MinistralParser {
     fn on_text(&mut self, text: &str, at: usize, out: &mut Vec<Delta>) -> usize {
         match &mut self.state {
             State::Content => self.emit.content(text, out),
@@ -174,40 +199,8 @@ impl Machine for MinistralParser {
             }
         }
     }
-
-    fn step(&mut self, rest: &str, at: usize, at_end: bool, out: &mut Vec<Delta>) -> Option<usize> {
-        let markers: &[&str] = match &mut self.state {
-            State::Content | State::AfterCall { .. } => &CONTENT_MARKERS,
-            State::Think => &THINK_MARKERS,
-            State::Name { id: None, .. } => &NAME_MARKERS,
-            State::Name { id: Some(_), .. } => &ID_MARKERS,
-            State::Args(a) if a.is_raw() => &RAW_ARGS_MARKERS,
-            State::Args(a) => {
-                let (n, done) = a.feed(rest, out);
-                if done {
-                    a.close(&mut self.diags, out);
-                    self.state = State::AfterCall { ws: String::new() };
-                }
-                return Some(n);
-            }
-        };
-        self.scan_step(rest, markers, at, at_end, out)
-    }
 }
 
-impl OutputParser for MinistralParser {
-    fn push(&mut self, chunk: &str, out: &mut Vec<Delta>) {
-        self.run(chunk, false, out);
-    }
-
-    fn finish(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
-        self.finish_machine(is_partial, out)
-    }
-
-    fn diagnostics(&self) -> &[Diagnostic] {
-        &self.diags.0
-    }
-}
 
 /// The generation prompt for a continued assistant message (`continue_final_message`): the
 /// template renders reasoning only from typed `thinking` content blocks, so a prefill's
@@ -230,7 +223,7 @@ pub struct Ministral;
 
 impl Format for Ministral {
     fn parser(&self, _a: &Analysis, options: &RequestOptions, generation_prompt: &str) -> (Box<dyn OutputParser>, Vec<Delta>) {
-        prefilled(Box::new(MinistralParser::new(options.reasoning_format, options.json_schema.is_some())), generation_prompt)
+        prefilled(MinistralParser::new(options.reasoning_format, options.json_schema.is_some()), generation_prompt)
     }
 
     fn continuation_prefill(&self, _a: &Analysis, generation_prompt: &str, reasoning: &str, content: Option<&str>) -> String {

@@ -16,6 +16,7 @@
 use crate::analysis::{Analysis, Handler};
 use crate::api::{Delta, RequestOptions, ToolChoice};
 use crate::gbnf::{parse_tools, Expr, Grammar, SchemaConverter, Shape, Tool, ToolGrammar};
+use crate::parse::drive::Machine;
 use crate::parse::OutputParser;
 use crate::Result;
 
@@ -90,11 +91,12 @@ pub fn dedicated_parser(handler: Handler, options: &RequestOptions, generation_p
     })
 }
 
-/// A dedicated parser that has read the whole generation prompt (as llama.cpp parses prompt + output).
-fn prefilled(mut p: Box<dyn OutputParser>, generation_prompt: &str) -> (Box<dyn OutputParser>, Vec<Delta>) {
+/// A parser that has read `prefill`, the part of the generation prompt the output continues (the
+/// dedicated formats read all of it, as llama.cpp parses prompt + output), and the deltas that gave.
+fn prefilled<M: Machine + 'static>(mut m: M, prefill: &str) -> (Box<dyn OutputParser>, Vec<Delta>) {
     let mut initial = Vec::new();
-    p.push(generation_prompt, &mut initial);
-    (p, initial)
+    m.prefill(prefill, &mut initial);
+    (Box::new(m), initial)
 }
 
 /// Build the grammar for a request.

@@ -9,27 +9,63 @@
 use crate::api::{Delta, ReasoningFormat};
 use crate::parse::json_fence::FenceStrip;
 
-/// Sends content and reasoning to the right deltas.
+/// Sends content and reasoning to the right deltas, and coalesces consecutive deltas of one kind
+/// produced by one push (the one delta coalescer).
 #[derive(Debug, Clone)]
 pub struct Emitter {
     format: ReasoningFormat,
     fence: Option<FenceStrip>,
+    /// Deltas before this index of `out` belong to the caller (an earlier push): never merged into.
+    start: usize,
 }
 
 impl Emitter {
     /// `json_response`: the request has a response-format schema (strip a code fence around content).
     pub fn new(format: ReasoningFormat, json_response: bool) -> Self {
-        Emitter { format, fence: json_response.then(FenceStrip::new) }
+        Emitter { format, fence: json_response.then(FenceStrip::new), start: 0 }
+    }
+
+    /// A push (or the end of input) begins: its deltas go after `out_len`.
+    pub fn begin(&mut self, out_len: usize) {
+        self.start = out_len;
+    }
+
+    /// The last delta of this push, if any (to extend it).
+    fn last<'o>(&self, out: &'o mut [Delta]) -> Option<&'o mut Delta> {
+        if out.len() > self.start { out.last_mut() } else { None }
+    }
+
+    /// Tool-call argument text for call `index`.
+    pub fn tool_args(&mut self, index: usize, args: String, out: &mut Vec<Delta>) {
+        if args.is_empty() {
+            return;
+        }
+        if let Some(Delta::ToolCall { index: i, arguments: Some(a), .. }) = self.last(out) {
+            if *i == index {
+                a.push_str(&args);
+                return;
+            }
+        }
+        out.push(Delta::ToolCall { index, id: None, name: None, arguments: Some(args) });
     }
 
     /// Visible content.
     pub fn content(&mut self, s: &str, out: &mut Vec<Delta>) {
-        match &mut self.fence {
-            Some(f) => {
-                let s = f.push(s);
-                push_content(s, out);
-            }
-            None => push_content(s.to_string(), out),
+        let s = match &mut self.fence {
+            Some(f) => f.push(s),
+            None if s.is_empty() => return,
+            None => s.to_string(),
+        };
+        self.push_content(s, out);
+    }
+
+    fn push_content(&self, s: String, out: &mut Vec<Delta>) {
+        if s.is_empty() {
+            return;
+        }
+        match self.last(out) {
+            Some(Delta::Content(c)) => c.push_str(&s),
+            _ => out.push(Delta::Content(s)),
         }
     }
 
@@ -38,8 +74,9 @@ impl Emitter {
         if s.is_empty() {
             return;
         }
-        match self.format {
-            ReasoningFormat::None => self.content(s, out),
+        match (self.format, self.last(out)) {
+            (ReasoningFormat::None, _) => self.content(s, out),
+            (_, Some(Delta::Reasoning(r))) => r.push_str(s),
             _ => out.push(Delta::Reasoning(s.to_string())),
         }
     }
@@ -55,14 +92,8 @@ impl Emitter {
     pub fn finish(&mut self, out: &mut Vec<Delta>) {
         if let Some(f) = &mut self.fence {
             let s = f.finish();
-            push_content(s, out);
+            self.push_content(s, out);
         }
-    }
-}
-
-fn push_content(s: String, out: &mut Vec<Delta>) {
-    if !s.is_empty() {
-        out.push(Delta::Content(s));
     }
 }
 

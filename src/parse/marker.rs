@@ -10,8 +10,6 @@ use crate::text::is_space;
 /// A marker split into leading whitespace, core and trailing whitespace.
 #[derive(Debug, Clone, Default)]
 pub struct Marker {
-    /// The marker exactly as analysed.
-    pub full: String,
     /// Without surrounding whitespace; empty for an all-blank marker (which then matches nothing).
     pub core: String,
     /// Whitespace before the core.
@@ -44,7 +42,7 @@ impl Marker {
             (s.get(..lead_len).unwrap_or("").to_string(), s.get(lead_len + core.len()..).unwrap_or("").to_string())
         };
         let lead_core = format!("{lead}{core}");
-        Marker { full: s.to_string(), core: core.to_string(), lead, trail, lead_core }
+        Marker { core: core.to_string(), lead, trail, lead_core }
     }
 
     /// True when the marker has no core (absent or all whitespace).
