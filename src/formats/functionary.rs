@@ -145,8 +145,12 @@ impl Machine for FunctionaryParser {
         self.scan_step(rest, markers, at, at_end, out)
     }
 
+    fn diagnostics_mut(&mut self) -> &mut Diagnostics {
+        &mut self.diags
+    }
+
     fn diagnostic_list(&self) -> &[Diagnostic] {
-        &self.diags.0
+        self.diags.list()
     }
 
     fn stopped(&self) -> bool {
@@ -228,7 +232,7 @@ impl MarkerMachine for FunctionaryParser {
             }
             State::Stopped => {
                 // Dropped, but never silently: one diagnostic for all text after the stop.
-                let reported = self.diags.0.last().map_or(false, |d| d.message == AFTER_STOP);
+                let reported = self.diags.list().last().map_or(false, |d| d.message == AFTER_STOP);
                 if !text.trim().is_empty() && !reported {
                     self.diags.add(at, AFTER_STOP);
                 }

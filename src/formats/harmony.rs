@@ -284,8 +284,12 @@ impl Machine for HarmonyParser {
         self.scan_step(rest, markers, at, at_end, out)
     }
 
+    fn diagnostics_mut(&mut self) -> &mut Diagnostics {
+        &mut self.diags
+    }
+
     fn diagnostic_list(&self) -> &[Diagnostic] {
-        &self.diags.0
+        self.diags.list()
     }
 
     fn stopped(&self) -> bool {
@@ -326,7 +330,7 @@ impl MarkerMachine for HarmonyParser {
                 Dest::Ignored => {}
             },
             State::Stopped => {
-                let reported = self.diags.0.last().map_or(false, |d| d.message == AFTER_STOP);
+                let reported = self.diags.list().last().map_or(false, |d| d.message == AFTER_STOP);
                 if !text.trim().is_empty() && !reported {
                     self.diags.add(at, AFTER_STOP);
                 }

@@ -123,8 +123,12 @@ impl Machine for MinistralParser {
         self.scan_step(rest, markers, at, at_end, out)
     }
 
+    fn diagnostics_mut(&mut self) -> &mut Diagnostics {
+        &mut self.diags
+    }
+
     fn diagnostic_list(&self) -> &[Diagnostic] {
-        &self.diags.0
+        self.diags.list()
     }
 }
 

@@ -210,6 +210,8 @@ pub trait Machine {
     fn step(&mut self, rest: &str, at: usize, at_end: bool, out: &mut Vec<crate::api::Delta>) -> Option<usize>;
     /// Problems seen so far.
     fn diagnostic_list(&self) -> &[crate::api::Diagnostic];
+    /// Where the machine records them.
+    fn diagnostics_mut(&mut self) -> &mut super::emit::Diagnostics;
 
     /// True once the output reached a stop marker after which nothing more is expected.
     fn stopped(&self) -> bool {
@@ -232,12 +234,13 @@ pub trait Machine {
         false
     }
 
-    /// Read the part of the generation prompt the model output continues, before any output. Later
-    /// offsets are reported relative to the output ([`Input::output_offset`]).
+    /// Read the part of the generation prompt the model output continues, before any output.
+    /// Diagnostics and errors report offsets in the model output ([`Input::output_offset`]).
     fn prefill(&mut self, text: &str, out: &mut Vec<crate::api::Delta>) {
+        self.input().prefill_len = text.len();
+        self.diagnostics_mut().set_origin(text.len());
         self.emitter().begin(out.len());
         self.run(text, false, out);
-        self.input().prefill_len = text.len();
     }
 
     /// Feed a chunk (ignored once input ended).
@@ -296,7 +299,13 @@ impl<M: Machine> super::OutputParser for M {
 
     fn finish(&mut self, is_partial: bool, out: &mut Vec<crate::api::Delta>) -> crate::Result<()> {
         self.emitter().begin(out.len());
-        self.finish_machine(is_partial, out)
+        self.finish_machine(is_partial, out).map_err(|e| match e.offset() {
+            Some(at) => {
+                let offset = self.input().output_offset(at);
+                e.with_offset(offset)
+            }
+            None => e,
+        })
     }
 
     fn diagnostics(&self) -> &[crate::api::Diagnostic] {

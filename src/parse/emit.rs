@@ -113,13 +113,28 @@ pub fn release_after_ws(ws: &mut String, text: &str) -> Option<String> {
     released
 }
 
-/// Records diagnostics with their byte offsets; shared bookkeeping of the parsers.
+/// Records diagnostics with their byte offsets in the model output; shared bookkeeping of the parsers.
 #[derive(Debug, Clone, Default)]
-pub struct Diagnostics(pub Vec<crate::api::Diagnostic>);
+pub struct Diagnostics {
+    list: Vec<crate::api::Diagnostic>,
+    /// Input offset where the model output starts (after the prefill).
+    origin: usize,
+}
 
 impl Diagnostics {
-    /// Add one.
-    pub fn add(&mut self, offset: usize, message: impl Into<String>) {
-        self.0.push(crate::api::Diagnostic { offset, message: message.into() });
+    /// Add one at input offset `at` (a position inside the prefill counts as the output's start).
+    pub fn add(&mut self, at: usize, message: impl Into<String>) {
+        let offset = at.saturating_sub(self.origin);
+        self.list.push(crate::api::Diagnostic { offset, message: message.into() });
+    }
+
+    /// The model output starts at input offset `origin`.
+    pub fn set_origin(&mut self, origin: usize) {
+        self.origin = origin;
+    }
+
+    /// All so far.
+    pub fn list(&self) -> &[crate::api::Diagnostic] {
+        &self.list
     }
 }

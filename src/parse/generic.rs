@@ -261,8 +261,12 @@ impl Machine for GenericParser {
         self.scan_step(rest, &markers, at, at_end, out)
     }
 
+    fn diagnostics_mut(&mut self) -> &mut Diagnostics {
+        &mut self.diags
+    }
+
     fn diagnostic_list(&self) -> &[Diagnostic] {
-        &self.diags.0
+        self.diags.list()
     }
 }
 

@@ -110,13 +110,8 @@ impl AutoParser {
         self.cfg.tools.as_ref()
     }
 
-    fn output_offset(&self, abs: usize) -> usize {
-        self.input.output_offset(abs)
-    }
-
     fn diag(&mut self, abs: usize, message: impl Into<String>) {
-        let offset = self.output_offset(abs);
-        self.diags.add(offset, message);
+        self.diags.add(abs, message);
     }
 
     // ---- emission -------------------------------------------------------------------------
@@ -224,7 +219,7 @@ impl AutoParser {
     }
 
     fn begin_call(&mut self, abs: usize, raw: &str) {
-        self.call = Call { start: self.output_offset(abs), raw: raw.to_string(), ..Call::default() };
+        self.call = Call { start: abs, raw: raw.to_string(), ..Call::default() };
     }
 
     /// Skip the pending optional whitespace. Returns bytes skipped, or `None` to wait.
@@ -579,8 +574,12 @@ impl Machine for AutoParser {
         self.settle_complete(out)
     }
 
+    fn diagnostics_mut(&mut self) -> &mut Diagnostics {
+        &mut self.diags
+    }
+
     fn diagnostic_list(&self) -> &[Diagnostic] {
-        &self.diags.0
+        self.diags.list()
     }
 
     /// Streaming fast path: in a text state with nothing held back, a chunk holding no byte that

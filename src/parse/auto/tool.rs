@@ -93,7 +93,7 @@ pub struct Call {
     pub json: JsonCall,
     /// TAG_WITH_JSON arguments value.
     pub json_args: JsonValue,
-    /// Offset of the call's first byte in the model output.
+    /// Input offset of the call's first byte (diagnostics and errors report it in the output).
     pub start: usize,
     /// Header (name) emitted: the call can no longer be rolled back.
     pub committed: bool,
