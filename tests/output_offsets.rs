@@ -24,5 +24,4 @@ fn offsets_count_from_the_start_of_the_output() {
     let (offset, diags) = truncated_call_offset(harmony, output);
     assert_eq!(offset, at);
     assert!(diags.contains(&at), "{diags:?}");
-
 }
