@@ -31,7 +31,10 @@ enum State {
     /// Before anything: an optional reasoning start marker.
     Start,
     /// Reasoning without a start marker: undecided until its end marker (or a tool call) shows.
-    DelimReasoning,
+    DelimReasoning {
+        /// Absolute offset up to which the end marker (and a call trigger) were searched.
+        scanned: usize,
+    },
     Reasoning,
     Content,
     /// Inside content wrapper markers.
@@ -62,8 +65,6 @@ pub struct AutoParser {
     /// Leading whitespace of the current reasoning block, held until something else shows.
     reasoning_ws: String,
     reasoning_started: bool,
-    /// Absolute offset up to which the delimiter-reasoning state has searched.
-    scanned: usize,
     call: Call,
     calls: usize,
     in_array: bool,
@@ -89,7 +90,6 @@ impl AutoParser {
             trail: String::new(),
             reasoning_ws: String::new(),
             reasoning_started: false,
-            scanned: 0,
             call: Call::default(),
             calls: 0,
             in_array: false,
@@ -239,7 +239,7 @@ impl AutoParser {
     fn step(&mut self, text: &str, abs: usize, eof: bool, out: &mut Vec<Delta>) -> Step {
         match self.state {
             State::Start => self.step_start(text, abs, eof),
-            State::DelimReasoning => self.step_delim_reasoning(text, abs, eof, out),
+            State::DelimReasoning { scanned } => self.step_delim_reasoning(scanned, text, abs, eof, out),
             State::Reasoning => self.step_reasoning(text, eof, out),
             State::Content => self.step_content(text, abs, eof, out),
             State::Wrapped => self.step_wrapped(text, eof, out),
@@ -254,7 +254,7 @@ impl AutoParser {
             return Step::Adv(0);
         };
         if start.is_empty() {
-            self.state = State::DelimReasoning;
+            self.state = State::DelimReasoning { scanned: 0 };
             return Step::Adv(0);
         }
         match start.expect(text, eof) {
@@ -285,12 +285,12 @@ impl AutoParser {
         }
     }
 
-    fn step_delim_reasoning(&mut self, text: &str, abs: usize, eof: bool, out: &mut Vec<Delta>) -> Step {
+    fn step_delim_reasoning(&mut self, scanned: usize, text: &str, abs: usize, eof: bool, out: &mut Vec<Delta>) -> Step {
         let Some((_, end)) = &self.cfg.reasoning else {
             self.state = State::Content;
             return Step::Adv(0);
         };
-        let from = floor_boundary(text, self.scanned.saturating_sub(abs));
+        let from = floor_boundary(text, scanned.saturating_sub(abs));
         let found = end.find(text.get(from..).unwrap_or("")).map(|(s, e)| (s + from, e + from));
         let trigger = self.tools().and_then(|t| t.trigger.find(text.get(from..).unwrap_or(""))).map(|(s, _)| s + from);
         match found {
@@ -310,7 +310,7 @@ impl AutoParser {
             _ => {
                 // Both searches resume where a marker could still be starting.
                 let longest = self.tools().map_or(0, |t| t.trigger.core.len()).max(end.core.len());
-                self.scanned = abs + text.len().saturating_sub(longest);
+                self.state = State::DelimReasoning { scanned: abs + text.len().saturating_sub(longest) };
                 Step::Wait
             }
         }
