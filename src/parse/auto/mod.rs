@@ -26,7 +26,7 @@ use crate::{Error, ErrorKind, Result};
 use std::rc::Rc;
 use tool::{Call, ToolStep};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum State {
     /// Before anything: an optional reasoning start marker.
     Start,
@@ -35,7 +35,12 @@ enum State {
         /// Absolute offset up to which the end marker (and a call trigger) were searched.
         scanned: usize,
     },
-    Reasoning,
+    Reasoning {
+        /// Leading whitespace of the block, held until something else shows (whitespace-only
+        /// reasoning is dropped).
+        ws: String,
+        started: bool,
+    },
     Content,
     /// Inside content wrapper markers.
     Wrapped,
@@ -62,9 +67,6 @@ pub struct AutoParser {
     emit: Emitter,
     /// Optional whitespace (a marker's trailing whitespace) to skip next.
     trail: String,
-    /// Leading whitespace of the current reasoning block, held until something else shows.
-    reasoning_ws: String,
-    reasoning_started: bool,
     call: Call,
     calls: usize,
     in_array: bool,
@@ -88,8 +90,6 @@ impl AutoParser {
             input: Input::default(),
             emit: Emitter::new(format, false),
             trail: String::new(),
-            reasoning_ws: String::new(),
-            reasoning_started: false,
             call: Call::default(),
             calls: 0,
             in_array: false,
@@ -125,25 +125,32 @@ impl AutoParser {
             return;
         }
         // Whitespace-only reasoning is dropped (llama.cpp discards e.g. `<think>\n</think>`).
-        if !self.reasoning_started {
+        let State::Reasoning { ws, started } = &mut self.state else {
+            // A whole block at once (delimiter-style reasoning).
+            if !s.chars().all(is_space) {
+                self.emit.reasoning(s, out);
+            }
+            return;
+        };
+        if !*started {
             if s.chars().all(is_space) {
-                self.reasoning_ws.push_str(s);
+                ws.push_str(s);
                 return;
             }
-            self.reasoning_started = true;
+            *started = true;
         }
-        if self.reasoning_ws.is_empty() {
+        if ws.is_empty() {
             self.emit.reasoning(s, out);
         } else {
-            let mut text = std::mem::take(&mut self.reasoning_ws);
+            let mut text = std::mem::take(ws);
             text.push_str(s);
             self.emit.reasoning(&text, out);
         }
     }
 
-    fn end_reasoning(&mut self) {
-        self.reasoning_ws.clear();
-        self.reasoning_started = false;
+    /// A reasoning block opens (its whitespace not yet seen).
+    fn reasoning_state() -> State {
+        State::Reasoning { ws: String::new(), started: false }
     }
 
     /// Emit the call's header, id and pending argument text as far as they are known.
@@ -237,13 +244,13 @@ impl AutoParser {
     }
 
     fn step(&mut self, text: &str, abs: usize, eof: bool, out: &mut Vec<Delta>) -> Step {
-        match self.state {
+        match &self.state {
             State::Start => self.step_start(text, abs, eof),
-            State::DelimReasoning { scanned } => self.step_delim_reasoning(scanned, text, abs, eof, out),
-            State::Reasoning => self.step_reasoning(text, eof, out),
+            &State::DelimReasoning { scanned } => self.step_delim_reasoning(scanned, text, abs, eof, out),
+            State::Reasoning { .. } => self.step_reasoning(text, eof, out),
             State::Content => self.step_content(text, abs, eof, out),
             State::Wrapped => self.step_wrapped(text, eof, out),
-            State::Tool(t) => self.step_tool(t, text, abs, eof),
+            &State::Tool(t) => self.step_tool(t, text, abs, eof),
         }
     }
 
@@ -260,7 +267,7 @@ impl AutoParser {
         match start.expect(text, eof) {
             Expect::Matched(n) => {
                 self.trail = start.trail.clone();
-                self.state = State::Reasoning;
+                self.state = Self::reasoning_state();
                 Step::Adv(n)
             }
             Expect::No => {
@@ -297,7 +304,6 @@ impl AutoParser {
             Some((s, e)) if trigger.is_none_or(|t| t >= s) => {
                 let trail = end.trail.clone();
                 self.emit_reasoning(text.get(..s).unwrap_or(""), out);
-                self.end_reasoning();
                 self.trail = trail;
                 self.state = State::Content;
                 Step::Adv(e)
@@ -343,7 +349,6 @@ impl AutoParser {
             if let Some(c) = call.filter(|c| found.is_none_or(|(s, _)| *c < s)) {
                 // The call starts reasoning's end without the end marker.
                 self.emit_reasoning(text.get(..c).unwrap_or(""), out);
-                self.end_reasoning();
                 self.state = State::Content;
                 return Step::Adv(c);
             }
@@ -362,8 +367,7 @@ impl AutoParser {
         match consumed {
             Some(e) => {
                 if reasoning {
-                    self.end_reasoning();
-                }
+                    }
                 self.trail = end.trail.clone();
                 self.state = State::Content;
                 Step::Adv(e)
@@ -474,9 +478,8 @@ impl AutoParser {
         }
         self.emit_content(before, out);
         if opens {
-            self.end_reasoning();
             self.trail = start.trail.clone();
-            self.state = State::Reasoning;
+            self.state = Self::reasoning_state();
         } else {
             self.diag(abs + s, format!("reasoning end marker {:?} in content dropped", end.core));
             self.trail = end.trail.clone();
@@ -508,8 +511,8 @@ impl AutoParser {
     fn settle_complete(&mut self, out: &mut Vec<Delta>) -> Result<()> {
         let rest = self.input.take_pending();
         let end_abs = self.input.offset();
-        match self.state {
-            State::Reasoning => self.emit_reasoning(&rest, out),
+        match self.state.clone() {
+            State::Reasoning { .. } => self.emit_reasoning(&rest, out),
             State::Tool(step) => {
                 if let ToolStep::JsonObj = step {
                     let mut json = std::mem::take(&mut self.call.json);
@@ -595,7 +598,7 @@ impl Machine for AutoParser {
         }
         match self.state {
             State::Content | State::Wrapped => self.emit_content(chunk, out),
-            State::Reasoning => self.emit_reasoning(chunk, out),
+            State::Reasoning { .. } => self.emit_reasoning(chunk, out),
             _ => return false,
         }
         self.flush_call(out);
