@@ -94,6 +94,7 @@ export interface RequestOptions {
 
 /** An OpenAI-style tool call in a parsed message. */
 export interface ToolCall {
+  /** The model's own id, or a generated one (9 alphanumerics, deterministic); never empty. */
   id: string;
   type: 'function';
   function: { name: string; /** JSON text */ arguments: string };

@@ -83,7 +83,8 @@ export function reasoning_delta(s) { return { reasoning_content: s }; }
 export function tool_delta(index, id, name, args) {
   const f = {};
   if (name !== undefined) f.name = name;
-  if (args !== undefined) f.arguments = args;
+  // The first delta (with the name) always has `arguments`, as OpenAI's chat.completion.chunk.
+  if (args !== undefined) f.arguments = args; else if (name !== undefined) f.arguments = '';
   const c = { index };
   if (id !== undefined) c.id = id;
   if (name !== undefined) c.type = 'function';
