@@ -2,6 +2,8 @@
 
 mod caps;
 mod env;
+mod pyfilters;
+mod pysource;
 mod pylist;
 mod render;
 mod tojson;

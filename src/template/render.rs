@@ -215,7 +215,8 @@ fn undefined_variable(err: &str) -> Option<&str> {
 
 fn compile(limits: Limits, now: i64, lenient: bool, source: &str) -> Result<Environment<'static>> {
     let mut env = build_environment(limits, now, lenient);
-    env.add_template_owned(NAME, rewrite_generation_blocks(source)).map_err(|e| convert_error(e, source))?;
+    let source = super::pysource::normalize_newlines(source);
+    env.add_template_owned(NAME, rewrite_generation_blocks(&source)).map_err(|e| convert_error(e, &source))?;
     Ok(env)
 }
 
