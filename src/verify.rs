@@ -215,16 +215,24 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
         t.render_lenient(&json!({ "messages": messages, "tools": fixture_tools(), "add_generation_prompt": gen, "enable_thinking": true }))
             .map(|(s, _)| s)
     };
+    // The conversation before the assistant turn, without the generation prompt.
+    let before = render(vec![user.clone()], false);
     // What follows every assistant turn (end-of-turn markers): the common suffix of two text replies.
-    let turn_end = match (
+    // What precedes the reply in a history turn: from the end of the conversation before it to where
+    // the two replies start to differ. Some templates render that header differently from their
+    // generation prompt (other indentation, or no generation prompt at all).
+    let (turn_end, history_header) = match (
         render(vec![user.clone(), json!({ "role": "assistant", "content": "AAAA" })], false),
         render(vec![user.clone(), json!({ "role": "assistant", "content": "BBBB" })], false),
     ) {
-        (Ok(x), Ok(y)) => x.get(x.len() - common_suffix_len(&x, &y)..).unwrap_or("").to_string(),
-        _ => String::new(),
+        (Ok(x), Ok(y)) => {
+            let end = x.get(x.len() - common_suffix_len(&x, &y)..).unwrap_or("").to_string();
+            let head_start = before.as_ref().map(|b| common_prefix_len(b, &x)).unwrap_or(0);
+            let header = x.get(head_start..common_prefix_len(&x, &y).max(head_start)).unwrap_or("").to_string();
+            (end, header)
+        }
+        _ => (String::new(), String::new()),
     };
-    // The conversation before the assistant turn, without the generation prompt.
-    let before = render(vec![user.clone()], false);
     let mut results = Vec::new();
     for (name, expected) in fixtures(a) {
         let options = RequestOptions {
@@ -265,8 +273,14 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
             // The model continues the generation prompt as far as the rendered turn agrees with it (a
             // prompt that opens `<think>` while history turns drop reasoning agrees only up to there),
             // never cutting a marker in half.
-            let k = marker_safe_cut(&turn, common_prefix_len(&full_gp, &turn));
-            let mut gp = full_gp.get(..k).unwrap_or("").to_string();
+            let mut k = marker_safe_cut(&turn, common_prefix_len(&full_gp, &turn));
+            // A generation prompt the history turn does not repeat: the model's text starts after the
+            // history turn's own header instead.
+            let gp_unmatched = k < full_gp.trim_end_matches(is_space).len() || full_gp.trim_matches(is_space).is_empty();
+            if gp_unmatched && !history_header.trim_matches(is_space).is_empty() && turn.starts_with(history_header.as_str()) {
+                k = history_header.len();
+            }
+            let mut gp = turn.get(..k).filter(|_| gp_unmatched).unwrap_or(full_gp.get(..k).unwrap_or("")).to_string();
             let mut output = turn.get(k..).unwrap_or("").to_string();
             // A prompt that leaves reasoning open (`<think>\n`) makes the model close it before
             // answering, which history turns without reasoning do not render: the model continues the
