@@ -254,13 +254,13 @@ const live = new LivePlayer({
   features: () => state.features, version: () => state.version,
 });
 
-async function loadSample(name) {
+async function loadSample(name, dir = 'samples') {
   try {
-    const res = await fetch(`samples/${name}`);
+    const res = await fetch(`${dir}/${name}`);
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     $('template').value = await res.text();
   } catch (e) {
-    showTemplateError({ kind: 'Load', message: `could not load samples/${name}: ${e.message}` });
+    showTemplateError({ kind: 'Load', message: `could not load ${dir}/${name}: ${e.message}` });
     return;
   }
   state.outputTouched = false;
@@ -270,6 +270,18 @@ async function loadSample(name) {
 for (const s of SAMPLES) $('sample').append(new Option(s.replace(/\.jinja$/, ''), s));
 $('tools').value = JSON.stringify(SAMPLE_TOOLS, null, 2);
 $('sample').addEventListener('change', () => loadSample($('sample').value));
+// The template zoo (tests/fixtures/zoo, copied by scripts/build.sh), grouped by family.
+fetch('zoo/index.json').then((r) => (r.ok ? r.json() : [])).then((rows) => {
+  const groups = new Map();
+  for (const r of rows) {
+    if (!groups.has(r.family)) groups.set(r.family, Object.assign(document.createElement('optgroup'), { label: r.family }));
+    const o = new Option(r.file.replace(/\.jinja$/, ''), r.file);
+    o.title = `${r.repo} ${r.path}`;
+    groups.get(r.family).append(o);
+  }
+  for (const [, g] of [...groups].sort(([a], [b]) => a.localeCompare(b))) $('zoo').append(g);
+}).catch(() => {});
+$('zoo').addEventListener('change', () => { if ($('zoo').value) loadSample($('zoo').value, 'zoo'); });
 $('file').addEventListener('change', async () => {
   const f = $('file').files[0];
   if (!f) return;
