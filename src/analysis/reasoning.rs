@@ -63,6 +63,9 @@ fn compare_reasoning_presence(pr: &mut Prober, r: &mut ReasoningAnalysis) {
             r.end = post;
             if !pre.is_empty() {
                 r.start = pre;
+            } else {
+                // `<|channel>thought\n THINKING <channel|>`: a marker plus channel name opens the block.
+                r.start = channel_start(&cmp.output_b);
             }
         }
     }
