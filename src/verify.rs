@@ -101,8 +101,18 @@ fn fixtures(a: &Analysis) -> Vec<(&'static str, Message)> {
     f
 }
 
+/// Message content as the template takes it: a string, or (templates that read only typed parts, such
+/// as `message['content'][0]['text']`) one text part.
+fn text_content(text: &str, typed: bool) -> Value {
+    if typed && !text.is_empty() {
+        json!([{ "type": "text", "text": text }])
+    } else {
+        json!(text)
+    }
+}
+
 /// The message as a template input (arguments as objects when the template takes them).
-fn as_input(m: &Message, object_args: bool) -> Value {
+fn as_input(m: &Message, object_args: bool, typed: bool) -> Value {
     let calls: Vec<Value> = m
         .tool_calls
         .iter()
@@ -115,7 +125,7 @@ fn as_input(m: &Message, object_args: bool) -> Value {
             json!({ "id": c.id, "type": "function", "function": { "name": c.function.name, "arguments": args } })
         })
         .collect();
-    let mut v = json!({ "role": "assistant", "content": m.content });
+    let mut v = json!({ "role": "assistant", "content": text_content(&m.content, typed) });
     if !m.reasoning_content.is_empty() {
         v["reasoning_content"] = m.reasoning_content.clone().into();
     }
@@ -210,7 +220,8 @@ fn missing_from(rendered: &str, m: &Message) -> Option<&'static str> {
 pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
     let a = t.analysis();
     let object_args = t.caps().supports_object_arguments || !t.caps().supports_tool_calls;
-    let user = json!({ "role": "user", "content": "Please help me." });
+    let typed = t.caps().supports_typed_content;
+    let user = json!({ "role": "user", "content": text_content("Please help me.", typed) });
     let render = |messages: Vec<Value>, gen: bool| {
         t.render_lenient(&json!({ "messages": messages, "tools": fixture_tools(), "add_generation_prompt": gen, "enable_thinking": true }))
             .map(|(s, _)| s)
@@ -222,8 +233,8 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
     // the two replies start to differ. Some templates render that header differently from their
     // generation prompt (other indentation, or no generation prompt at all).
     let (turn_end, history_header) = match (
-        render(vec![user.clone(), json!({ "role": "assistant", "content": "AAAA" })], false),
-        render(vec![user.clone(), json!({ "role": "assistant", "content": "BBBB" })], false),
+        render(vec![user.clone(), json!({ "role": "assistant", "content": text_content("AAAA", typed) })], false),
+        render(vec![user.clone(), json!({ "role": "assistant", "content": text_content("BBBB", typed) })], false),
     ) {
         (Ok(x), Ok(y)) => {
             let end = x.get(x.len() - common_suffix_len(&x, &y)..).unwrap_or("").to_string();
@@ -244,7 +255,7 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
         };
         let outcome = (|| -> Result<(String, Message, Option<&'static str>), String> {
             let before = before.as_ref().map_err(|e| format!("render: {e}"))?;
-            let full = render(vec![user.clone(), as_input(&expected, object_args)], false).map_err(|e| format!("render: {e}"))?;
+            let full = render(vec![user.clone(), as_input(&expected, object_args, typed)], false).map_err(|e| format!("render: {e}"))?;
             // (Only `<…>` here: some templates' role headers contain unbalanced brackets, e.g. `]~b]ai`.)
             let k0 = common_prefix_len(before, &full);
             let mut turn_start = match full.get(..k0).unwrap_or("").rfind('<') {
