@@ -26,7 +26,7 @@ mod wasm;
 
 pub use error::{Error, ErrorKind, Result};
 pub use template::{render_template, ChatTemplate, RenderOptions};
-pub use verify::{verify_template, VerifyReport, VerifyResult};
+pub use verify::{verify_template, PartStatus, Verified, VerifyReport, VerifyResult};
 
 /// Crate version.
 pub fn version() -> &'static str {

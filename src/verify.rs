@@ -41,8 +41,64 @@ pub struct VerifyResult {
 pub struct VerifyReport {
     /// Every applicable fixture round-tripped.
     pub ok: bool,
+    /// Per part of a message: did the round trips that exercise it succeed?
+    pub verified: Verified,
     /// One entry per fixture the template supports.
     pub results: Vec<VerifyResult>,
+}
+
+/// Outcome of the round trips for one part of a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PartStatus {
+    /// Every round trip that carries this part read it back.
+    Ok,
+    /// At least one round trip carrying this part failed.
+    Failed,
+    /// No round trip exercised it (the analysis found no such part, or the template does not render it).
+    Untested,
+}
+
+/// Round-trip status per part: what `analysis.verified` reports (camelCase in JS).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Verified {
+    /// No part failed.
+    pub ok: bool,
+    pub content: PartStatus,
+    pub reasoning: PartStatus,
+    pub tool_calls: PartStatus,
+}
+
+impl Verified {
+    /// Fold the results: a failed result counts against every part its message carries.
+    fn from_results(results: &[VerifyResult]) -> Verified {
+        let part = |carries: &dyn Fn(&Message) -> bool| {
+            let mut status = PartStatus::Untested;
+            for r in results.iter().filter(|r| r.skipped.is_none() && carries(&r.expected)) {
+                if !r.ok {
+                    return PartStatus::Failed;
+                }
+                status = PartStatus::Ok;
+            }
+            status
+        };
+        let content = part(&|m| !m.content.is_empty());
+        let reasoning = part(&|m| !m.reasoning_content.is_empty());
+        let tool_calls = part(&|m| !m.tool_calls.is_empty());
+        let ok = ![content, reasoning, tool_calls].contains(&PartStatus::Failed) && results.iter().all(|r| r.ok);
+        Verified { ok, content, reasoning, tool_calls }
+    }
+
+    /// One line for people: `content ok, reasoning untested, tool calls failed`.
+    pub fn summary(&self) -> String {
+        let s = |p: PartStatus| match p {
+            PartStatus::Ok => "ok",
+            PartStatus::Failed => "FAILED",
+            PartStatus::Untested => "untested",
+        };
+        format!("content {}, reasoning {}, tool calls {}", s(self.content), s(self.reasoning), s(self.tool_calls))
+    }
 }
 
 /// The tools every fixture is rendered and parsed with.
@@ -334,5 +390,5 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
         };
         results.push(result);
     }
-    VerifyReport { ok: results.iter().all(|r| r.ok), results }
+    VerifyReport { ok: results.iter().all(|r| r.ok), verified: Verified::from_results(&results), results }
 }

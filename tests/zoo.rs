@@ -273,3 +273,16 @@ fn write_zoo_docs() {
     std::fs::write(&path, md).unwrap();
     println!("wrote {}", path.display());
 }
+
+/// `verified` reports per part: a zoo template whose analysis is complete but whose second parallel call
+/// lacks its opening tag fails on tool calls only.
+#[test]
+fn verified_names_the_part_that_fails() {
+    use chat_autoparser::PartStatus;
+    let source = std::fs::read_to_string(zoo_dir().join("hfjs-NousResearch-Hermes-2-Pro-Llama-3-8B.jinja")).unwrap();
+    let t = ChatTemplate::new(&source, RenderOptions::default()).unwrap();
+    assert!(t.analysis().analysis_complete);
+    let v = verify_template(&t).verified;
+    assert!(!v.ok);
+    assert_eq!((v.content, v.reasoning, v.tool_calls), (PartStatus::Ok, PartStatus::Untested, PartStatus::Failed));
+}

@@ -64,6 +64,16 @@ function list(title, items, cls) {
     h('li', {}, typeof x === 'string' ? x : pretty(x)))));
 }
 
+/** The round-trip badge: "round trip verified", or which parts failed (absent in builds without it). */
+function verifiedBadge(v) {
+  if (!v) return null;
+  const failed = [['content', v.content], ['reasoning', v.reasoning], ['tool calls', v.toolCalls]]
+    .filter(([, s]) => s === 'failed').map(([n]) => n);
+  const text = v.ok ? 'round trip verified' : `round trip fails: ${failed.join(', ') || 'see Verify'}`;
+  const title = `content ${v.content}, reasoning ${v.reasoning}, tool calls ${v.toolCalls}`;
+  return h('span', { class: `badge ${v.ok ? 'okb' : 'warnb'}`, id: 'verified', title }, text);
+}
+
 /** Render {caps, analysis, ms} (analysis null when the build has no analyzeTemplate). */
 export function renderAnalysis(el, res, { version, showEmpty = false, onToggleEmpty } = {}) {
   const a = res.analysis;
@@ -77,6 +87,7 @@ export function renderAnalysis(el, res, { version, showEmpty = false, onToggleEm
   const handler = h('div', { class: 'kv' },
     h('span', { class: 'k' }, 'handler'), h('span', { class: 'badge strong', id: 'handler' }, String(a.handler)),
     h('span', { class: `badge ${a.analysisComplete ? 'okb' : 'warnb'}` }, a.analysisComplete ? 'analysis complete' : 'analysis incomplete'),
+    verifiedBadge(a.verified),
     h('span', { class: 'muted' }, `${res.ms.toFixed(0)} ms`));
   const modes = h('div', { class: 'kv', id: 'modes' }, MODES.map((p) =>
     [h('span', { class: 'k' }, p.join('.')), h('span', { class: 'badge' }, String(get(a, p) ?? '—'))]));
