@@ -145,6 +145,11 @@ for repo, p, nm in [('RkFeeder/LG-AI-Research', 'exaone_baseline/chat_template.j
                     ('RkFeeder/LG-AI-Research', 'exaone_optimized/chat_template.jinja', 'exaone-4.0-optimized'),
                     ('pgadet-wq/granite-docling-258M', 'chat_template.jinja', 'granite-docling-258M')]:
     add(nm, show(repo, p), repo, p)
+# tokenizer_config.json `chat_template` (a string, or a list of named templates)
+for repo, p, nm in [('MiniMax-AI/MiniMax-M1', 'tokenizer_config.json', 'MiniMax-M1')]:
+    ct = json.loads(show(repo, p))['chat_template']
+    for e in ct if isinstance(ct, list) else [{'name': None, 'template': ct}]:
+        add(nm + (f"-{e['name']}" if e['name'] else ''), e['template'], repo, p + '#chat_template' + (f"[{e['name']}]" if e['name'] else ''))
 
 candidates = out
 
@@ -178,7 +183,7 @@ def family(name, t):
         ('openchat', 'openchat' in n or 'starling' in n or 'GPT4 Correct' in t), ('solar', 'solar' in n), ('chatqa', 'chatqa' in n),
         ('idefics', 'idefics' in n), ('llava', 'llava' in n or 'moondream' in n), ('firefunction', 'firefunction' in n),
         ('codellama', 'codellama' in n), ('r1-style', 'r1_simple' in n or 'simple_chat' in n or 'simple_concat' in n),
-        ('glm', 'gMASK' in t or 'glm' in n), ('deepseek', '｜Assistant｜' in t or 'deepseek' in n),
+        ('minimax', 'minimax' in n or '<beginning_of_sentence>' in t), ('glm', 'gMASK' in t or 'glm' in n), ('deepseek', '｜Assistant｜' in t or 'deepseek' in n),
         ('granite', 'granite' in n or '<|start_of_role|>' in t), ('falcon', 'falcon' in n),
         ('internlm', 'internlm' in n), ('olmo', 'olmo' in n or 'tulu' in n), ('smollm', 'smollm' in n or 'SmolLM' in t),
         ('phi', 'phi' in n or '<|end|>' in t), ('functionary', 'functionary' in n or re.match(r'meetkai-v\d', n) is not None),
