@@ -286,3 +286,31 @@ fn verified_names_the_part_that_fails() {
     assert!(!v.ok);
     assert_eq!((v.content, v.reasoning, v.tool_calls), (PartStatus::Ok, PartStatus::Untested, PartStatus::Failed));
 }
+
+/// Parallel JSON calls written back to back without a closing marker (Llama 4's layout) are two calls,
+/// whole or streamed one character at a time.
+#[test]
+fn back_to_back_json_calls_are_parallel_calls() {
+    use chat_autoparser::api::RequestOptions;
+    use chat_autoparser::parse::{generation_prompt, parse_output, StreamParser};
+    let source = std::fs::read_to_string(zoo_dir().join("ollama-lib-llama4-latest.jinja")).unwrap();
+    let t = ChatTemplate::new(&source, RenderOptions::default()).unwrap();
+    let options = RequestOptions {
+        tools: chat_autoparser::verify::fixture_tools(),
+        messages: vec![json!({ "role": "user", "content": "hi" })],
+        parallel_tool_calls: true,
+        ..Default::default()
+    };
+    let gp = generation_prompt(&t, t.analysis(), &options).unwrap();
+    let text = r#"<|python_start|><|python_end|>{"name": "get_weather", "parameters": {"location": "Paris"}}{"name": "get_weather", "parameters": {"location": "Tokyo"}}"#;
+    let whole = parse_output(t.analysis(), &gp, text, &options).unwrap();
+    assert_eq!(whole.tool_calls.len(), 2, "{whole:?}");
+    assert_eq!(whole.tool_calls[1].function.arguments.replace(' ', ""), r#"{"location":"Tokyo"}"#);
+    assert!(whole.content.is_empty());
+    let mut p = StreamParser::new(t.analysis(), &gp, &options).unwrap();
+    for c in text.chars() {
+        p.push(&c.to_string());
+    }
+    p.finish().unwrap();
+    assert_eq!(p.message(), &whole);
+}
