@@ -13,7 +13,5 @@ cp src/wasm/index.mjs pkg/node/index.mjs
 cp src/wasm/chat_autoparser.d.ts pkg/node/chat_autoparser.d.ts
 cat src/wasm/chat_autoparser.d.ts src/wasm/web-init.d.ts > pkg/web/chat_autoparser.d.ts   # + default init()
 rm -rf www/pkg && mkdir -p www/pkg && cp -r pkg/web/chat_autoparser.js pkg/web/chat_autoparser_bg.wasm pkg/web/snippets www/pkg/
-# The template zoo for the playground's "Zoo" list: the templates and an index (file, family, source).
-rm -rf www/zoo && mkdir -p www/zoo && cp tests/fixtures/zoo/*.jinja www/zoo/
-node -e 'const fs=require("fs");const rows=fs.readFileSync("tests/fixtures/zoo/PROVENANCE.jsonl","utf8").split("\n").filter(Boolean).map(JSON.parse);fs.writeFileSync("www/zoo/index.json",JSON.stringify(rows.map(r=>({file:r.file,family:r.family,repo:r.repo,path:r.path}))))'
+node scripts/playground-templates.mjs   # www/templates/: the picker's list
 printf 'built: pkg/node, pkg/web, www/pkg (%s bytes wasm)\n' "$(wc -c < pkg/web/chat_autoparser_bg.wasm)"
