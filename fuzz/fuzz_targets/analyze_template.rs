@@ -1,5 +1,5 @@
 //! The analyzer on arbitrary (mutated) templates: never panics, whatever the source. Seed the corpus
-//! with ../shared/conformance/templates/*.jinja so mutations start from real templates.
+//! with tests/fixtures/conformance/templates/*.jinja so mutations start from real templates.
 #![no_main]
 use chat_autoparser::{ChatTemplate, RenderOptions};
 use libfuzzer_sys::fuzz_target;

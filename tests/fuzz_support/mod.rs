@@ -177,7 +177,7 @@ pub fn case_subjects(templates: &mut Templates) -> Vec<Subject> {
     out
 }
 
-/// Template of each bench input family (see shared/bench/README.md).
+/// Template of each bench input family (see tests/fixtures/bench/README.md).
 pub const BENCH_TEMPLATES: [(&str, &str); 4] = [
     ("qwen3-coder", "Qwen3-Coder.jinja"),
     ("hermes-2-pro", "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja"),
@@ -201,7 +201,7 @@ pub fn bench_subjects(templates: &mut Templates, sizes: &[&str]) -> Vec<Subject>
         let (handler, markers, analysis) = templates.get(template);
         let gp = generation_prompt(template);
         for size in sizes {
-            let path = common::shared_dir().join(format!("bench/inputs/{family}-{size}.txt"));
+            let path = common::fixtures_dir().join(format!("bench/inputs/{family}-{size}.txt"));
             let Ok(body) = std::fs::read_to_string(&path) else { continue };
             let options = RequestOptions::default();
             for (kind, make, feeds_gp) in parsers_for(handler, analysis.as_ref(), &options, &gp) {
