@@ -79,7 +79,7 @@ fn main() {
         let src = std::fs::read_to_string(dir.join(name)).unwrap_or_default();
         let ms = time(Duration::from_millis(150), || {
             if let Ok(t) = ChatTemplate::new(&src, RenderOptions::default()) {
-                std::hint::black_box(t.analysis());
+                std::hint::black_box(t.analysis().expect("analysis"));
             }
         });
         analysis.push(json!({"template": name, "ms": ms}));
@@ -105,7 +105,7 @@ fn main() {
     for (family, template) in FAMILIES {
         let src = std::fs::read_to_string(dir.join(template)).unwrap_or_default();
         let Ok(t) = ChatTemplate::new(&src, RenderOptions::default()) else { continue };
-        let a = t.analysis().clone();
+        let a = t.analysis().expect("analysis").clone();
         for size in SIZES {
             let text = std::fs::read_to_string(fixtures().join(format!("bench/inputs/{family}-{size}.txt"))).unwrap_or_default();
             let chunks: Vec<&str> = {

@@ -33,7 +33,7 @@ fn analysis_matches_snapshot_per_template() {
         // A fixed clock: templates calling `strftime_now` put the date into the rendered probes.
         let opts = RenderOptions { now: Some(common::REFERENCE_NOW), ..Default::default() };
         let t = ChatTemplate::new(&common::template_source(name), opts).expect("reference templates compile");
-        let got = serde_json::to_string_pretty(t.analysis()).unwrap() + "\n";
+        let got = serde_json::to_string_pretty(t.analysis().expect("analysis")).unwrap() + "\n";
         let path = dir.join(format!("{name}.json"));
         match std::fs::read_to_string(&path) {
             Ok(want) if want == got => same += 1,

@@ -32,7 +32,7 @@ fn cases_pass_with_our_own_analysis() {
         let entry = by_handler.entry(handler).or_default();
         entry.1 += 1;
         let options = options_of(&case);
-        let analysis = t.analysis();
+        let analysis = t.analysis().expect("analysis");
         let id = format!("#{} {name}", case["id"]);
         let verdict = match generation_prompt(t, analysis, &options) {
             Err(e) => Err(format!("generation prompt: {e}")),

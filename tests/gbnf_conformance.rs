@@ -98,7 +98,7 @@ fn run() -> Outcome {
         let options = options_of(&case);
         let mut tally = o.by_handler.remove(&handler).unwrap_or_default();
         let verdict = (|| -> Result<(), String> {
-            let grammar = build_grammar(t.analysis(), &options).map_err(|e| format!("build: {e}"))?;
+            let grammar = build_grammar(t.analysis().expect("analysis"), &options).map_err(|e| format!("build: {e}"))?;
             if grammar.gbnf.is_empty() {
                 return Err("no grammar (no tool format in our analysis)".into());
             }
@@ -106,7 +106,7 @@ fn run() -> Outcome {
             let parsed = ParsedGrammar::parse(&grammar.gbnf);
             o.parse.add(parsed.is_ok());
             let parsed = parsed.map_err(|e| format!("grammar does not parse: {e}"))?;
-            let gp = generation_prompt(t, t.analysis(), &options).map_err(|e| format!("generation prompt: {e}"))?;
+            let gp = generation_prompt(t, t.analysis().expect("analysis"), &options).map_err(|e| format!("generation prompt: {e}"))?;
             let text = match constrained(&grammar, &gp, &case)? {
                 Some(text) => text,
                 // Nothing constrains output without a trigger; right only when there is no call.
@@ -129,7 +129,7 @@ fn run() -> Outcome {
                 return Err(format!("lazy={} {}", grammar.lazy, rejection(&parsed, &text)));
             }
             if let Some((enum_options, good, bad)) = enum_variant(&case, &options, &text) {
-                let g = build_grammar(t.analysis(), &enum_options).map_err(|e| format!("enum build: {e}"))?;
+                let g = build_grammar(t.analysis().expect("analysis"), &enum_options).map_err(|e| format!("enum build: {e}"))?;
                 let p = ParsedGrammar::parse(&g.gbnf).map_err(|e| format!("enum grammar does not parse: {e}"))?;
                 let ok = accepts(&p, &good) && !accepts(&p, &bad);
                 o.corrupt.entry("value outside enum").or_default().add(ok);

@@ -241,3 +241,21 @@ fn fixed_request_enum_and_modes() {
     let nameless: RequestOptions = serde_json::from_value(json!({"tools": [{"type": "function", "function": {}}]})).unwrap();
     assert!(build_grammar(&rec("Qwen3-Coder.jinja"), &nameless).is_err());
 }
+
+#[test]
+fn request_options_are_validated_and_accept_the_openai_tool_choice_object() {
+    // Issue #11 item 15.
+    use chat_autoparser::api::{RequestOptions, ToolChoice};
+    let parse = |v: serde_json::Value| serde_json::from_value::<RequestOptions>(v);
+    assert!(parse(serde_json::json!({"continueFinalMessage": "maybe"})).is_err());
+    assert_eq!(parse(serde_json::json!({"continueFinalMessage": true})).unwrap().continue_final_message, "auto");
+    assert_eq!(parse(serde_json::json!({"continueFinalMessage": "content"})).unwrap().continue_final_message, "content");
+    assert!(parse(serde_json::json!({"jsonSchema": "x"})).is_err());
+    assert!(parse(serde_json::json!({"jsonSchema": true})).unwrap().json_schema.is_some());
+    assert!(parse(serde_json::json!({"jsonSchema": null})).unwrap().json_schema.is_none());
+    let o = parse(serde_json::json!({"toolChoice": {"type": "function", "function": {"name": "get_weather"}}})).unwrap();
+    assert_eq!(o.tool_choice, ToolChoice::Function("get_weather".into()));
+    assert!(parse(serde_json::json!({"toolChoice": {"type": "function"}})).is_err());
+    assert!(parse(serde_json::json!({"toolChoice": "sometimes"})).is_err());
+    assert_eq!(serde_json::to_value(&o.tool_choice).unwrap()["function"]["name"], "get_weather");
+}

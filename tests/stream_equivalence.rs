@@ -83,7 +83,7 @@ fn random_splits_match_whole_text_with_our_analysis() {
             ChatTemplate::new(&common::template_source(&name), opts).expect("reference templates compile")
         });
         let options = options_of(&case);
-        let analysis = t.analysis();
+        let analysis = t.analysis().expect("analysis");
         let Ok(gp) = generation_prompt(t, analysis, &options) else { continue };
         let input = case["input"].as_str().unwrap_or("");
         let whole = stream(analysis, &gp, &options, &[input]);
@@ -204,8 +204,8 @@ fn reasoning_markers_in_content() {
     let t = ChatTemplate::new(&common::template_source("google-gemma-4-31B-it.jinja"), opts).unwrap();
     let options = RequestOptions { enable_thinking: true, ..RequestOptions::default() };
     let input = "<|channel><|channel>thought\nA<channel|>Hi<|channel><|channel>thought\nB<channel|> there<channel|>";
-    let whole = stream(t.analysis(), "", &options, &[input]);
+    let whole = stream(t.analysis().expect("analysis"), "", &options, &[input]);
     assert_eq!((whole.0.content.as_str(), whole.0.reasoning_content.as_str()), ("Hi there", "AB"));
     let case = serde_json::json!({ "id": 0 });
-    assert!(random_splits_agree(&case, t.analysis(), "", &options, input, &whole).unwrap() > 1);
+    assert!(random_splits_agree(&case, t.analysis().expect("analysis"), "", &options, input, &whole).unwrap() > 1);
 }

@@ -56,7 +56,7 @@ fn round_trip_tool_calls_satisfy_the_grammar() {
     for name in &names {
         let t = ChatTemplate::new(&common::template_source(name), RenderOptions { now: Some(common::REFERENCE_NOW), ..Default::default() }).unwrap();
         let options = RequestOptions { tools: fixture_tools(), parallel_tool_calls: true, ..Default::default() };
-        let Ok(grammar) = build_grammar(t.analysis(), &options) else { continue };
+        let Ok(grammar) = build_grammar(t.analysis().expect("analysis"), &options) else { continue };
         if grammar.gbnf.is_empty() {
             continue;
         }

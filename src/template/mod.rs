@@ -2,6 +2,7 @@
 
 mod caps;
 mod env;
+mod nesting;
 mod pyfilters;
 mod pysource;
 mod pylist;
@@ -9,4 +10,5 @@ mod render;
 mod tojson;
 
 pub use caps::Caps;
+pub use nesting::MAX_EXPRESSION_DEPTH;
 pub use render::{render_template, ChatTemplate, RenderOptions};

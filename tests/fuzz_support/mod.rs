@@ -72,8 +72,7 @@ impl Templates {
         let handler = detect_handler(&source);
         let mut markers: Vec<String> = Vec::new();
         let mut analysis = None;
-        if let Ok(t) = ChatTemplate::new(&source, RenderOptions::default()) {
-            let a = t.analysis();
+        if let Some(a) = ChatTemplate::new(&source, RenderOptions::default()).ok().as_ref().and_then(|t| t.analysis().ok()) {
             analysis = Some(Rc::new(a.clone()));
             markers.extend(a.preserved_tokens.iter().cloned());
             // preserved_tokens is the union of the format markers; add the role markers and the
@@ -236,11 +235,26 @@ pub fn mutate_subject(s: &Subject, rng: &mut Rng) -> String {
 }
 
 /// 1–3 random edits: insert / delete / duplicate a marker, truncate, corrupt JSON punctuation,
-/// insert a stray special token or an odd character.
+/// insert a stray special token or an odd character, a run of one marker repeated (issue #11: parse
+/// time must stay linear), or a value that is not JSON right after a marker (`3 days`, `N/A`).
 pub fn mutate(text: &str, markers: &[String], rng: &mut Rng) -> String {
     let mut s = text.to_string();
     for _ in 0..1 + rng.below(3) {
-        match rng.below(7) {
+        match rng.below(9) {
+            7 if !markers.is_empty() => {
+                let m = &markers[rng.below(markers.len())];
+                let at = boundary(&s, rng);
+                s.insert_str(at, &m.repeat(20 + rng.below(200)));
+            }
+            8 if !markers.is_empty() => {
+                const NOT_JSON: [&str; 5] = ["3 days", "N/A", "{\"city\": }", "[1, 2", "tru"];
+                let m = &markers[rng.below(markers.len())];
+                let occ = occurrences(&s, m);
+                if !occ.is_empty() {
+                    let at = occ[rng.below(occ.len())] + m.len();
+                    s.insert_str(at, NOT_JSON[rng.below(NOT_JSON.len())]);
+                }
+            }
             0 if !markers.is_empty() => {
                 let m = &markers[rng.below(markers.len())];
                 let at = boundary(&s, rng);
