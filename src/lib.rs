@@ -18,6 +18,7 @@ pub mod gbnf;
 pub mod handlers;
 pub mod parse;
 mod error;
+pub mod response_template;
 pub mod template;
 pub mod verify;
 
