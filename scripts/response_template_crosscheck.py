@@ -56,7 +56,7 @@ def load_dump(path, cdir):
         text = open(path, encoding="utf-8").read()
     else:
         text = subprocess.run(
-            ["cargo", "run", "-q", "--release", "--example", "response_template_dump", "--", cdir],
+            ["cargo", "run", "-q", "--example", "response_template_dump", "--", cdir],
             cwd=ROOT, check=True, capture_output=True, text=True,
         ).stdout
     templates, ours = {}, {}
@@ -157,6 +157,9 @@ def main():
             theirs = None
             diffs = [("error", None, f"{type(e).__name__}: {str(e)[:200]}")]
         row["n"] += 1
+        known_feature = known_cases.get(cid, {}).get("feature")
+        if diffs and known_feature:
+            relevant = relevant + [known_feature]
         expressible = not relevant
         row["expressible"] += expressible
         if not diffs:
@@ -165,7 +168,8 @@ def main():
             if cid in known_cases:
                 stale.append(cid)
             continue
-        reason = known_cases.get(cid) or ("spec cannot express: " + ", ".join(relevant) if relevant else None)
+        reason = known_cases[cid]["reason"] if cid in known_cases else None
+        reason = ("spec cannot express: " + ", ".join(relevant) + (" (" + reason + ")" if reason else "")) if relevant else reason
         disagreements.append((cid, name, expressible, diffs, reason))
         if expressible and cid not in known_cases:
             unexplained.append(cid)

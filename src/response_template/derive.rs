@@ -461,7 +461,8 @@ impl Deriver<'_> {
     fn harmony(&mut self) {
         let rf = self.rf.clone();
         self.push(&rf, text_field("<|channel|>analysis<|message|>", "<|end|>"));
-        let mut content = text_field("<|channel|>final<|message|>", "");
+        // Final answers and recipient-less commentary preambles are both content.
+        let mut content = Field { open_pattern: Some("<\\|channel\\|>(?:final|commentary)<\\|message\\|>".into()), ..Field::default() };
         content.close = Some(Literals::Many(vec!["<|end|>".into(), "<|return|>".into()]));
         self.push("content", content);
         self.push(
@@ -475,7 +476,7 @@ impl Deriver<'_> {
                 ..Field::default()
             },
         );
-        self.loss("harmony.commentary", "partial", "commentary-channel preambles without a recipient are dropped (no field claims them)");
+        self.loss("harmony.continuation", "partial", "harmony repeats `<|start|>assistant` inside one message: when a prompt continues a message, what it wrote before the last anchor (its reasoning) is not part of the parse");
     }
 
     fn ministral(&mut self) {

@@ -36,6 +36,13 @@ fn anchor_from_render(template: &ChatTemplate, analysis: &Analysis) -> Option<St
         return None;
     }
     let gp = crate::parse::generation_prompt(template, analysis, &crate::api::RequestOptions::default()).unwrap_or_default();
-    let candidate = if !gp.trim().is_empty() && after_user.contains(gp.trim()) { gp.trim() } else { after_user.trim() };
+    let candidate = if !gp.trim().is_empty() && after_user.contains(gp.trim()) { gp.as_str() } else { after_user };
+    // Up to the reasoning opener: whether the prompt opens (or closes) reasoning depends on the request.
+    let start = analysis.reasoning.start.trim();
+    let candidate = match candidate.find(start) {
+        Some(at) if !start.is_empty() => &candidate[..at],
+        _ => candidate,
+    };
+    let candidate = candidate.trim();
     (!candidate.is_empty()).then(|| candidate.to_string())
 }
