@@ -2,7 +2,8 @@
 import init from 'chat-autoparser/web';
 import {
   version, renderTemplate, ChatTemplate, analyzeTemplate, generationPrompt, parseOutput, StreamParser,
-  buildGrammar, checkGrammar, verifyTemplate,
+  buildGrammar, checkGrammar, verifyTemplate, responseTemplate,
+  type HfResponseTemplate, type ResponseTemplateLoss,
   type Analysis, type Message, type Delta, type Grammar, type CheckResult, type VerifyReport, type RequestOptions,
   type ChatAutoparserError, type Caps, type Diagnostic,
 } from 'chat-autoparser';
@@ -41,4 +42,13 @@ async function main(source: string): Promise<void> {
     diags.length, stopped, g.lazy, g.triggers[0]?.type, r.accepted, r.errorAt, rep.ok, rep.results[0]?.name);
 }
 
+async function derived(source: string): Promise<void> {
+  await init();
+  const d = responseTemplate(source, { reasoningField: 'thinking' });
+  const rt: HfResponseTemplate = d.responseTemplate;
+  const losses: ResponseTemplateLoss[] = d.losses;
+  console.log(Object.keys(rt.fields), losses.map((l) => `${l.feature}:${l.severity}`));
+}
+
 main('').catch(() => {});
+derived('').catch(() => {});

@@ -46,3 +46,37 @@ fn anchor_from_render(template: &ChatTemplate, analysis: &Analysis) -> Option<St
     let candidate = candidate.trim();
     (!candidate.is_empty()).then(|| candidate.to_string())
 }
+
+/// Options of `responseTemplate(templateOrSource, options?)` (camelCase in JS).
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct ResponseTemplateOptions {
+    /// Name of the reasoning field: `thinking` (default), `reasoning` or `reasoning_content`.
+    pub reasoning_field: Option<String>,
+    /// Override the derived `start_anchor`.
+    pub start_anchor: Option<String>,
+}
+
+/// What `responseTemplate` returns: the template and what it cannot express.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DerivedResponseTemplate {
+    /// The `response_template` object (as transformers' `parse_response` takes it).
+    pub response_template: Value,
+    /// Per feature, what the template loses against our parser.
+    pub losses: Vec<Loss>,
+}
+
+/// The request-facing entry point (JS `responseTemplate`, CLI `response-template`).
+pub fn response_template(template: &ChatTemplate, options: &ResponseTemplateOptions) -> crate::Result<DerivedResponseTemplate> {
+    let reasoning_field = options.reasoning_field.clone().unwrap_or_else(|| "thinking".into());
+    if !["thinking", "reasoning", "reasoning_content"].contains(&reasoning_field.as_str()) {
+        return Err(crate::Error::new(
+            crate::ErrorKind::InvalidInput,
+            format!("options.reasoningField: expected \"thinking\", \"reasoning\" or \"reasoning_content\", got {reasoning_field:?}"),
+        ));
+    }
+    let derive = DeriveOptions { reasoning_field, start_anchor: options.start_anchor.clone() };
+    let (response_template, losses) = response_template_for(template, &derive);
+    Ok(DerivedResponseTemplate { response_template, losses })
+}

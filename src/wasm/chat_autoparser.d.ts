@@ -79,6 +79,8 @@ export interface RequestOptions {
   enableThinking?: boolean;
   /** `none` keeps reasoning (with its markers) in content. Default `auto`. */
   reasoningFormat?: 'none' | 'auto' | 'deepseek' | 'deepseek-legacy';
+  /** The key messages and deltas give reasoning text (default `reasoning_content`). */
+  reasoningField?: 'reasoning_content' | 'reasoning' | 'thinking';
   parallelToolCalls?: boolean;
   toolChoice?: 'auto' | 'required' | 'none';
   /** Response-format JSON schema: the answer is JSON. */
@@ -100,7 +102,10 @@ export interface ToolCall {
 export interface Message {
   role: 'assistant';
   content: string | null;
+  /** Reasoning text; under `reasoning` or `thinking` instead when `reasoningField` says so. */
   reasoning_content: string | null;
+  reasoning?: string | null;
+  thinking?: string | null;
   tool_calls?: ToolCall[];
 }
 
@@ -108,6 +113,8 @@ export interface Message {
 export type Delta =
   | { content: string }
   | { reasoning_content: string }
+  | { reasoning: string }
+  | { thinking: string }
   | { tool_calls: [{ index: number; id?: string; type?: 'function'; function: { name?: string; arguments?: string } }] };
 
 /** A problem seen in malformed model output (streaming never throws for these). */
@@ -208,6 +215,45 @@ export function checkGrammar(gbnf: string, text: string): CheckResult;
 
 /** Render assistant messages through the template and parse them back. */
 export function verifyTemplate(templateOrSource: TemplateOrSource): VerifyReport;
+
+/** Options of `responseTemplate`. */
+export interface ResponseTemplateOptions {
+  /** Name of the reasoning field in the template (default `thinking`, as transformers reads it). */
+  reasoningField?: 'thinking' | 'reasoning' | 'reasoning_content';
+  /** Use this `start_anchor` instead of the derived one. */
+  startAnchor?: string;
+}
+
+/** One thing the derived response template cannot express. */
+export interface ResponseTemplateLoss {
+  /** e.g. `tools.call_id`, `tools.literal_arguments`, `leniency`. */
+  feature: string;
+  /** `partial`: canonical output still parses; `unsupported`: outputs using the feature do not. */
+  severity: 'partial' | 'unsupported';
+  detail: string;
+}
+
+/** A transformers `response_template` (tokenizer_config.json key), as `parse_response` accepts it. */
+export interface HfResponseTemplate {
+  version?: 1;
+  defaults?: Record<string, unknown>;
+  start_anchor?: string | string[];
+  start_anchor_pattern?: string;
+  fields: Record<string, {
+    open?: string | string[]; open_pattern?: string;
+    close?: string | string[]; close_pattern?: string;
+    content?: 'text' | 'int' | 'float' | 'bool' | 'json' | 'xml-inline' | 'kv-lines';
+    content_args?: Record<string, unknown>;
+    repeats?: boolean; join?: string; optional?: boolean;
+    transform?: unknown; transform_each?: boolean;
+  }>;
+}
+
+/** The template's analysis as a Hugging Face `response_template`, and what it cannot express. */
+export function responseTemplate(
+  templateOrSource: TemplateOrSource,
+  options?: ResponseTemplateOptions,
+): { responseTemplate: HfResponseTemplate; losses: ResponseTemplateLoss[] };
 
 /** The package version. */
 export function version(): string;

@@ -129,7 +129,7 @@ pub fn generation_prompt(template_or_source: JsValue, options: JsValue) -> Resul
 pub fn parse_output(template_or_source: JsValue, text: &str, options: JsValue) -> Result<JsValue, JsValue> {
     let (t, gp, opts) = parse_setup(&template_or_source, options)?;
     let msg = js(crate::parse::parse_output(t.analysis(), &gp, text, &opts))?;
-    to_js(&msg)
+    to_js(&msg.to_json(opts.reasoning_field))
 }
 
 /// Render assistant messages through the template and parse them back: the template's self-test.
@@ -137,6 +137,14 @@ pub fn parse_output(template_or_source: JsValue, text: &str, options: JsValue) -
 pub fn verify_template(template_or_source: JsValue) -> Result<JsValue, JsValue> {
     let t = template_arg(&template_or_source)?;
     to_js(&crate::verify_template(&t))
+}
+
+/// The analysis as a Hugging Face `response_template`: `{responseTemplate, losses}`.
+#[wasm_bindgen(js_name = responseTemplate)]
+pub fn response_template(template_or_source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let t = template_arg(&template_or_source)?;
+    let opts: crate::response_template::ResponseTemplateOptions = from_js_opt(options, "options")?;
+    to_js(&js(crate::response_template::response_template(&t, &opts))?)
 }
 
 /// Streaming parser: `push(chunk)` returns OpenAI `chat.completion.chunk` deltas; `finish()` flushes.
@@ -147,6 +155,8 @@ pub struct JsStreamParser {
     _template: Rc<crate::ChatTemplate>,
     /// Reused for every chunk's deltas (saves an allocation per push).
     scratch: Vec<crate::api::Delta>,
+    /// The key reasoning deltas and the message use.
+    reasoning_field: crate::api::ReasoningField,
 }
 
 #[wasm_bindgen(js_class = StreamParser)]
@@ -156,7 +166,7 @@ impl JsStreamParser {
     pub fn new(template_or_source: JsValue, options: JsValue) -> Result<JsStreamParser, JsValue> {
         let (t, gp, opts) = parse_setup(&template_or_source, options)?;
         let inner = js(crate::parse::StreamParser::new(t.analysis(), &gp, &opts))?;
-        Ok(JsStreamParser { inner, _template: t, scratch: Vec::new() })
+        Ok(JsStreamParser { inner, _template: t, scratch: Vec::new(), reasoning_field: opts.reasoning_field })
     }
 
     /// Consume a chunk; returns the deltas it completed (often none while a marker may be starting).
@@ -164,17 +174,17 @@ impl JsStreamParser {
     pub fn push(&mut self, chunk: &str) -> JsValue {
         self.scratch.clear();
         self.inner.push_into(chunk, &mut self.scratch);
-        convert::deltas_to_js(&self.scratch)
+        convert::deltas_to_js(&self.scratch, self.reasoning_field)
     }
 
     /// End of output: returns the remaining deltas. With `isPartial: false`, output that ends inside a
     /// tool call throws a `Parse` error with `offset`; its `deltas` property holds the flushed deltas.
     pub fn finish(&mut self) -> Result<JsValue, JsValue> {
         match self.inner.finish() {
-            Ok(deltas) => Ok(convert::deltas_to_js(&deltas)),
+            Ok(deltas) => Ok(convert::deltas_to_js(&deltas, self.reasoning_field)),
             Err(e) => {
                 let err = convert::to_js_error(e);
-                let deltas = convert::deltas_to_js(&self.inner.take_failed_deltas());
+                let deltas = convert::deltas_to_js(&self.inner.take_failed_deltas(), self.reasoning_field);
                 let _ = js_sys::Reflect::set(&err, &JsValue::from_str("deltas"), &deltas);
                 Err(err)
             }
@@ -184,7 +194,7 @@ impl JsStreamParser {
     /// The message so far.
     #[wasm_bindgen(getter)]
     pub fn message(&self) -> Result<JsValue, JsValue> {
-        to_js(self.inner.message())
+        to_js(&self.inner.message().to_json(self.reasoning_field))
     }
 
     /// Problems seen in the output so far: `[{offset, message}]`.
