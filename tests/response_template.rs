@@ -74,3 +74,34 @@ fn messages_name_reasoning_as_asked() {
         assert_eq!(v["content"], "hi");
     }
 }
+
+#[test]
+fn deltas_become_transformers_region_events() {
+    use chat_autoparser::api::Delta;
+    use chat_autoparser::response_template::{RegionEvent, RegionTracker};
+    let deltas = vec![
+        Delta::Reasoning("I should ".into()),
+        Delta::Reasoning("greet \n".into()),
+        Delta::Content("Hi".into()),
+        Delta::ToolCall { index: 0, id: Some("c1".into()), name: Some("greet".into()), arguments: None },
+        Delta::ToolCall { index: 0, id: None, name: None, arguments: Some("{\"a\":".into()) },
+        Delta::ToolCall { index: 0, id: None, name: None, arguments: Some("1}".into()) },
+        Delta::ToolCall { index: 1, id: None, name: Some("g".into()), arguments: Some("{}".into()) },
+    ];
+    let mut t = RegionTracker::new();
+    let mut ev = Vec::new();
+    // Any split of the delta list gives the same events.
+    t.feed(&deltas[..3], &mut ev);
+    t.feed(&deltas[3..], &mut ev);
+    t.finish(&mut ev);
+    let v = serde_json::to_value(&ev).unwrap();
+    assert_eq!(v[0], json!({ "type": "region_open", "field": "thinking" }));
+    assert_eq!(v[1], json!({ "type": "region_chunk", "field": "thinking", "text": "I should ", "dirty": false }));
+    assert_eq!(v[3], json!({ "type": "region_close", "field": "thinking", "value": "I should greet" }));
+    let closes: Vec<&RegionEvent> = ev.iter().filter(|e| matches!(e, RegionEvent::RegionClose { .. })).collect();
+    assert_eq!(closes.len(), 4);
+    let last_two = serde_json::to_value(&closes[2..]).unwrap();
+    assert_eq!(last_two[0]["value"], json!({ "id": "c1", "type": "function", "function": { "name": "greet", "arguments": { "a": 1 } } }));
+    assert_eq!(last_two[1]["value"]["function"]["name"], "g");
+    assert!(ev.iter().all(|e| !matches!(e, RegionEvent::RegionChunk { field, dirty: false, .. } if field == "tool_calls")));
+}

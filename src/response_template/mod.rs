@@ -3,11 +3,19 @@
 //!
 //! - `spec.rs`: the JSON object transformers accepts, as serde types.
 //! - `derive.rs`: analysis → template, plus what the spec cannot express ([`Loss`]).
+//! - `regions.rs`: transformers-style `region_*` streaming events from our deltas.
 
+mod content;
 mod derive;
+mod interpret;
+mod pattern;
+mod regions;
 mod spec;
 
 pub use derive::{derive_response_template, derive_response_template_with, derive_spec, escape, DeriveOptions, Loss};
+pub use interpret::{parse_response, CompiledTemplate, ResponseParser};
+pub use pattern::translate as translate_pattern;
+pub use regions::{RegionEvent, RegionTracker};
 pub use spec::{Field, Literals, ResponseTemplate};
 
 use crate::analysis::Analysis;
