@@ -6,7 +6,7 @@
 
 use chat_autoparser::api::{ReasoningFormat, RequestOptions};
 use chat_autoparser::parse::{generation_prompt, StreamParser};
-use chat_autoparser::response_template::{response_template_for, DeriveOptions};
+use chat_autoparser::response_template::{parse_response, response_template_for, DeriveOptions};
 use chat_autoparser::{ChatTemplate, RenderOptions};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -37,6 +37,7 @@ fn main() {
     let dir = std::env::args().nth(1).unwrap_or_else(|| "../shared/conformance".into());
     let cases = std::fs::read_to_string(format!("{dir}/cases.jsonl")).expect("cases.jsonl");
     let mut templates: BTreeMap<String, ChatTemplate> = BTreeMap::new();
+    let mut derived: BTreeMap<String, Value> = BTreeMap::new();
     let mut names: Vec<String> = std::fs::read_dir(format!("{dir}/templates"))
         .expect("templates dir")
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
@@ -50,6 +51,7 @@ fn main() {
             Ok(t) => {
                 let (rt, losses) = response_template_for(&t, &DeriveOptions::default());
                 println!("{}", json!({ "kind": "template", "name": name, "handler": t.analysis().handler, "responseTemplate": rt, "losses": losses }));
+                derived.insert(name.clone(), rt);
                 templates.insert(name.clone(), t);
             }
             Err(e) => println!("{}", json!({ "kind": "template", "name": name, "error": e.to_string() })),
@@ -66,9 +68,16 @@ fn main() {
             p.finish().map_err(|e| e.to_string())?;
             Ok(json!({ "message": p.message(), "generationPrompt": gp }))
         });
+        // Our interpreter of the spec on the derived template (compared with transformers' own).
+        let tools = case["tools"].as_array().cloned().unwrap_or_default();
+        let prompt = case["prompt_side"]["prompt"].as_str().unwrap_or("");
+        let spec = match parse_response(case["input"].as_str().unwrap_or(""), &derived[name], prompt, &tools) {
+            Ok(v) => json!({ "ok": v }),
+            Err(e) => json!({ "error": e.to_string() }),
+        };
         match result {
-            Ok(v) => println!("{}", json!({ "kind": "case", "id": case["id"], "ours": v["message"], "generationPrompt": v["generationPrompt"] })),
-            Err(e) => println!("{}", json!({ "kind": "case", "id": case["id"], "error": e })),
+            Ok(v) => println!("{}", json!({ "kind": "case", "id": case["id"], "ours": v["message"], "generationPrompt": v["generationPrompt"], "spec": spec })),
+            Err(e) => println!("{}", json!({ "kind": "case", "id": case["id"], "error": e, "spec": spec })),
         }
     }
 }

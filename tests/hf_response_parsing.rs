@@ -133,3 +133,52 @@ fn streamed_equals_whole_for_every_chunking() {
     }
     println!("transformers response-parsing cases: stream == whole over {runs} chunkings");
 }
+
+/// The same cases through `StreamParser` (OpenAI deltas): the message matches transformers' dict
+/// for content, reasoning and tool calls, and every chunking gives the same deltas' message.
+#[test]
+fn declared_template_as_stream_parser() {
+    use chat_autoparser::api::{Message, RequestOptions};
+    use chat_autoparser::response_template::declared_stream_parser;
+    let (templates, cases) = load();
+    let mut checked = 0;
+    for case in cases.iter().filter(|c| c.get("expected_error").is_none() && c.get("compare_key").is_none() && !KNOWN.iter().any(|(k, _)| Some(*k) == c["id"].as_u64())) {
+        let id = &case["id"];
+        let text = case["text"].as_str().unwrap();
+        let prefix = case["prefix"].as_str().unwrap();
+        let t = Rc::new(CompiledTemplate::from_value(template_of(&templates, case)).unwrap());
+        let options = RequestOptions { tools: tools_of(case), ..Default::default() };
+        let run = |cuts: &[usize]| -> Message {
+            let mut p = declared_stream_parser(t.clone(), prefix, &options).unwrap();
+            let mut deltas = Vec::new();
+            for chunk in chunked(text, cuts) {
+                deltas.extend(p.push(&chunk));
+            }
+            deltas.extend(p.finish().unwrap());
+            assert_eq!(&Message::from_deltas(&deltas), p.message(), "#{id}: deltas rebuild the message");
+            p.message().clone()
+        };
+        let whole = run(&[]);
+        let want = &case["expected"];
+        let text_of = |k: &str| want.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        if want.get("content").is_none_or(Value::is_string) {
+            assert_eq!(whole.content, text_of("content"), "#{id} content");
+        }
+        if want.get("thinking").is_none_or(Value::is_string) {
+            assert_eq!(whole.reasoning_content, text_of("thinking"), "#{id} reasoning");
+        }
+        let calls = want.get("tool_calls").and_then(Value::as_array).cloned().unwrap_or_default();
+        assert_eq!(whole.tool_calls.len(), calls.len(), "#{id} tool calls");
+        for (got, want) in whole.tool_calls.iter().zip(&calls) {
+            assert_eq!(got.function.name, want["function"]["name"].as_str().unwrap_or(""), "#{id}");
+            let args: Value = serde_json::from_str(&got.function.arguments).unwrap();
+            assert!(same(&args, &want["function"]["arguments"]), "#{id}: {args} vs {}", want["function"]["arguments"]);
+        }
+        for step in [1usize, 2, 3, 7] {
+            let cuts: Vec<usize> = (step..text.len()).step_by(step).collect();
+            assert_eq!(run(&cuts), whole, "#{id} streamed in {step}-byte chunks");
+        }
+        checked += 1;
+    }
+    println!("transformers response-parsing cases through StreamParser: {checked} messages, stream == whole");
+}

@@ -57,6 +57,13 @@ impl StreamParser {
         Ok(StreamParser { inner, message, is_partial: options.is_partial, initial, failed: None, finished: false, unreturned: Vec::new() })
     }
 
+    /// A parser over any [`OutputParser`] (e.g. a declared response template), with the deltas
+    /// its construction produced (from the prompt).
+    pub fn with_parser(inner: Box<dyn OutputParser>, initial: Vec<Delta>, options: &RequestOptions) -> StreamParser {
+        let message = Message::from_deltas(&initial);
+        StreamParser { inner, message, is_partial: options.is_partial, initial, failed: None, finished: false, unreturned: Vec::new() }
+    }
+
     /// A parser whose generation prompt is rendered from `template` for the request in `options`.
     pub fn from_template(template: &ChatTemplate, analysis: &Analysis, options: &RequestOptions) -> Result<StreamParser> {
         let gp = generation_prompt(template, analysis, options)?;

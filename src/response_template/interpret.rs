@@ -140,12 +140,28 @@ pub struct ResponseParser {
     scanners: Vec<(Scanner, Scanner)>,
     /// Events produced while reading the prefix.
     pub initial_events: Vec<RegionEvent>,
+    /// Lenient mode: a region whose body does not parse closes with its raw text as value (and
+    /// the error in `errors`) instead of failing the parse.
+    lenient: bool,
+    /// (buffer offset, message) of each region that did not parse, in lenient mode.
+    pub errors: Vec<(usize, String)>,
+    /// Length of the prefix part of the buffer (offsets in the output are `buffer offset - this`).
+    prefix_len: usize,
 }
 
 impl ResponseParser {
     /// A parser positioned after `prefix` (the rendered prompt; `""` to opt out), typing tool-call
     /// arguments by `tools`' schemas. Fails only if the prefix itself cannot be parsed.
     pub fn new(t: Rc<CompiledTemplate>, prefix: &str, tools: &[Value]) -> Result<ResponseParser> {
+        Self::with_mode(t, prefix, tools, false)
+    }
+
+    /// [`Self::new`] in lenient mode (see `errors`): model output never makes it fail.
+    pub fn lenient(t: Rc<CompiledTemplate>, prefix: &str, tools: &[Value]) -> Result<ResponseParser> {
+        Self::with_mode(t, prefix, tools, true)
+    }
+
+    fn with_mode(t: Rc<CompiledTemplate>, prefix: &str, tools: &[Value], lenient: bool) -> Result<ResponseParser> {
         let n = t.fields.len();
         let mut p = ResponseParser {
             params: tool_params(tools),
@@ -160,18 +176,26 @@ impl ResponseParser {
             finalized: false,
             scanners: vec![(Scanner::default(), Scanner::default()); n],
             initial_events: Vec::new(),
+            lenient,
+            errors: Vec::new(),
+            prefix_len: 0,
         };
-        if !prefix.is_empty() {
-            let cut = p.t.anchor.last_match_end(prefix).unwrap_or(0);
-            let rest = &prefix[cut..];
-            if !rest.is_empty() {
-                p.buffer.push_str(rest);
-                let mut ev = Vec::new();
-                p.process(&mut ev, false)?;
-                p.initial_events = ev;
-            }
+        // Only the prompt after its last anchor belongs to this message (all of it if none).
+        let cut = p.t.anchor.last_match_end(prefix).unwrap_or(0);
+        let rest = &prefix[cut..];
+        if !rest.is_empty() {
+            p.buffer.push_str(rest);
+            p.prefix_len = rest.len();
+            let mut ev = Vec::new();
+            p.process(&mut ev, false)?;
+            p.initial_events = ev;
         }
         Ok(p)
+    }
+
+    /// Byte offset in the model output (after the prefix) of a buffer offset.
+    pub fn output_offset(&self, buffer_offset: usize) -> usize {
+        buffer_offset.saturating_sub(self.prefix_len)
     }
 
     /// Feed more output; returns the events it completed.
@@ -194,7 +218,9 @@ impl ResponseParser {
         self.process(&mut ev, true)?;
         self.finalized = true;
         let missing: Vec<&str> = self.t.fields.iter().filter(|f| !f.optional && !self.output.contains_key(&f.name)).map(|f| f.name.as_str()).collect();
-        if !missing.is_empty() {
+        if !missing.is_empty() && self.lenient {
+            self.errors.push((self.pos, format!("required response_template fields missing: {missing:?}")));
+        } else if !missing.is_empty() {
             return Err(Error::new(ErrorKind::Parse, format!("Required response_template fields missing from parsed output: {missing:?}")));
         }
         let defaults = &self.t.defaults;
@@ -311,6 +337,42 @@ impl ResponseParser {
         };
         let t = Rc::clone(&self.t);
         let f = &t.fields[c];
+        let value = match self.field_value(f) {
+            Ok(v) => v,
+            Err(e) if self.lenient => {
+                self.errors.push((self.pos, e.to_string()));
+                ev.push(RegionEvent::RegionClose { field: f.name.clone(), value: Value::String(std::mem::take(&mut self.body)) });
+                self.reset();
+                return Ok(());
+            }
+            Err(e) => return Err(e),
+        };
+        if let Some(join) = &f.join {
+            let Value::String(s) = &value else {
+                return Err(Error::new(ErrorKind::Parse, format!("Field '{}': 'join' requires each match to parse to a string", f.name)));
+            };
+            let joined = match self.output.get(&f.name) {
+                Some(Value::String(prev)) => format!("{prev}{join}{s}"),
+                _ => s.clone(),
+            };
+            self.output.insert(f.name.clone(), Value::String(joined));
+        } else if f.repeats {
+            match self.output.get_mut(&f.name) {
+                Some(Value::Array(a)) => a.push(value.clone()),
+                _ => {
+                    self.output.insert(f.name.clone(), Value::Array(vec![value.clone()]));
+                }
+            }
+        } else {
+            self.output.insert(f.name.clone(), value.clone());
+        }
+        ev.push(RegionEvent::RegionClose { field: f.name.clone(), value });
+        self.reset();
+        Ok(())
+    }
+
+    /// The parsed (and transformed, and typed) value of the current region's body.
+    fn field_value(&self, f: &CompiledField) -> Result<Value> {
         let mut value = parse_content(&self.body, &f.content, &f.args)?;
         if let Some(tr) = &f.transform {
             let captures: Map<String, Value> = self.captures.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
@@ -337,28 +399,10 @@ impl ResponseParser {
         if !self.params.is_empty() {
             coerce_tool_calls(&mut value, &self.params);
         }
-        if let Some(join) = &f.join {
-            let Value::String(s) = &value else {
-                return Err(Error::new(ErrorKind::Parse, format!("Field '{}': 'join' requires each match to parse to a string", f.name)));
-            };
-            let joined = match self.output.get(&f.name) {
-                Some(Value::String(prev)) => format!("{prev}{join}{s}"),
-                _ => s.clone(),
-            };
-            self.output.insert(f.name.clone(), Value::String(joined));
-        } else if f.repeats {
-            match self.output.get_mut(&f.name) {
-                Some(Value::Array(a)) => a.push(value.clone()),
-                _ => {
-                    self.output.insert(f.name.clone(), Value::Array(vec![value.clone()]));
-                }
-            }
-        } else {
-            self.output.insert(f.name.clone(), value.clone());
+        if f.join.is_some() && !value.is_string() {
+            return Err(Error::new(ErrorKind::Parse, format!("Field '{}': 'join' requires each match to parse to a string", f.name)));
         }
-        ev.push(RegionEvent::RegionClose { field: f.name.clone(), value });
-        self.reset();
-        Ok(())
+        Ok(value)
     }
 
     fn reset(&mut self) {

@@ -4,8 +4,12 @@
 //! - `spec.rs`: the JSON object transformers accepts, as serde types.
 //! - `derive.rs`: analysis → template, plus what the spec cannot express ([`Loss`]).
 //! - `regions.rs`: transformers-style `region_*` streaming events from our deltas.
+//! - `pattern.rs`, `content.rs`, `interpret.rs`: parsing with a declared template (transformers'
+//!   semantics, streamed with partial-match holdback); `declared.rs`: that parser as a
+//!   [`crate::parse::StreamParser`] (OpenAI deltas).
 
 mod content;
+mod declared;
 mod derive;
 mod interpret;
 mod pattern;
@@ -13,6 +17,7 @@ mod regions;
 mod spec;
 
 pub use derive::{derive_response_template, derive_response_template_with, derive_spec, escape, DeriveOptions, Loss};
+pub use declared::DeclaredParser;
 pub use interpret::{parse_response, CompiledTemplate, ResponseParser};
 pub use pattern::translate as translate_pattern;
 pub use regions::{RegionEvent, RegionTracker};
@@ -87,4 +92,12 @@ pub fn response_template(template: &ChatTemplate, options: &ResponseTemplateOpti
     let derive = DeriveOptions { reasoning_field, start_anchor: options.start_anchor.clone() };
     let (response_template, losses) = response_template_for(template, &derive);
     Ok(DerivedResponseTemplate { response_template, losses })
+}
+
+/// A [`crate::parse::StreamParser`] that parses with a declared template; `prefix` is the prompt
+/// the output continues (the generation prompt, or the whole rendered prompt).
+pub fn declared_stream_parser(t: std::rc::Rc<CompiledTemplate>, prefix: &str, options: &crate::api::RequestOptions) -> crate::Result<crate::parse::StreamParser> {
+    let mut initial = Vec::new();
+    let p = DeclaredParser::new(t, prefix, options, &mut initial)?;
+    Ok(crate::parse::StreamParser::with_parser(Box::new(p), initial, options))
 }
