@@ -50,3 +50,68 @@ test('reasoningField names the reasoning key of messages and deltas', async () =
   }
   assert.throws(() => parseOutput(src, out, { reasoningField: 'thoughts' }), (e) => e.kind === 'InvalidInput');
 });
+
+const QWEN3_RT = {
+  defaults: { role: 'assistant' },
+  start_anchor: '<|im_start|>assistant\n',
+  fields: {
+    thinking: { open: '<think>', close: '</think>', content: 'text' },
+    tool_calls: {
+      open_pattern: '<tool_call>\\s*<function=(?P<name>\\w+)>', close: '</tool_call>', repeats: true, content: 'xml-inline',
+      content_args: { tag_pattern: '<parameter=(?P<key>\\w+)>\\s*(?P<value>.*?)\\s*</parameter>', value_parser: { name: 'json', args: { allow_non_json: true } } },
+      transform: { type: 'function', function: { name: '{name}', arguments: '{content}' } },
+    },
+  },
+};
+const CALL = '<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>';
+
+test('parseResponse gives transformers\' dict for a declared template', async () => {
+  const { parseResponse } = await import('chat-autoparser');
+  const out = parseResponse(`<think>hmm</think>\n${CALL}`, QWEN3_RT, { prefix: '' });
+  assert.deepEqual(out, { role: 'assistant', thinking: 'hmm', tool_calls: [{ type: 'function', function: { name: 'get_weather', arguments: { city: 'Paris' } } }] });
+  assert.throws(() => parseResponse('x', { fields: { c: {} } }), (e) => e.kind === 'InvalidInput' && /start_anchor/.test(e.message));
+  assert.throws(() => parseResponse('x', { start_anchor: 'a', fields: { c: { open_pattern: '(?=x)' } } }), (e) => e.kind === 'InvalidInput' && /look-ahead/.test(e.message));
+});
+
+test('a ChatTemplate with a declared responseTemplate parses by it, whole and streamed', async () => {
+  const { parseOutput, StreamParser } = await import('chat-autoparser');
+  const src = templateSource('Qwen3.5-4B.jinja');
+  for (const t of [new ChatTemplate(src, { responseTemplate: QWEN3_RT }), new ChatTemplate({ chat_template: src, response_template: QWEN3_RT })]) {
+    assert.deepEqual(t.responseTemplate.start_anchor, QWEN3_RT.start_anchor);
+    const out = `hmm</think>\n\n${CALL}`;  // the prompt opened <think>
+    const m = parseOutput(t, out);
+    assert.equal(m.reasoning_content, 'hmm');
+    assert.equal(m.tool_calls[0].function.name, 'get_weather');
+    assert.deepEqual(JSON.parse(m.tool_calls[0].function.arguments), { city: 'Paris' });
+    for (const step of [1, 3, 7]) {
+      const p = new StreamParser(t, {});
+      for (let i = 0; i < out.length; i += step) p.push(out.slice(i, i + step));
+      p.finish();
+      assert.deepEqual(p.message, m);
+    }
+    t.free();
+  }
+});
+
+test('pushEvents / finishEvents give transformers-style region events alongside deltas', async () => {
+  const { StreamParser } = await import('chat-autoparser');
+  const src = templateSource('Qwen3.5-4B.jinja');
+  const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+  const p = new StreamParser(src, { tools });
+  const out = `hmm</think>\n\nChecking.\n${CALL}`;
+  const events = [];
+  const deltas = [];
+  for (let i = 0; i < out.length; i += 4) {
+    const r = p.pushEvents(out.slice(i, i + 4));
+    events.push(...r.events); deltas.push(...r.deltas);
+  }
+  const r = p.finishEvents();
+  events.push(...r.events); deltas.push(...r.deltas);
+  assert.ok(deltas.length > 0);
+  assert.deepEqual(events.filter((e) => e.type === 'region_open').map((e) => e.field), ['thinking', 'content', 'tool_calls']);
+  const closes = events.filter((e) => e.type === 'region_close');
+  assert.equal(closes[0].value, 'hmm');
+  assert.equal(closes[1].value, 'Checking.');
+  assert.deepEqual(closes[2].value, { type: 'function', function: { name: 'get_weather', arguments: { city: 'Paris' } } });
+  assert.ok(events.filter((e) => e.type === 'region_chunk').every((e) => e.dirty === (e.field === 'tool_calls')));
+});

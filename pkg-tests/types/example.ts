@@ -2,7 +2,8 @@
 import init from 'chat-autoparser/web';
 import {
   version, renderTemplate, ChatTemplate, analyzeTemplate, generationPrompt, parseOutput, StreamParser,
-  buildGrammar, checkGrammar, verifyTemplate, responseTemplate,
+  buildGrammar, checkGrammar, verifyTemplate, responseTemplate, parseResponse,
+  type RegionEvent,
   type HfResponseTemplate, type ResponseTemplateLoss,
   type Analysis, type Message, type Delta, type Grammar, type CheckResult, type VerifyReport, type RequestOptions,
   type ChatAutoparserError, type Caps, type Diagnostic,
@@ -48,6 +49,12 @@ async function derived(source: string): Promise<void> {
   const rt: HfResponseTemplate = d.responseTemplate;
   const losses: ResponseTemplateLoss[] = d.losses;
   console.log(Object.keys(rt.fields), losses.map((l) => `${l.feature}:${l.severity}`));
+  const declared = new ChatTemplate({ chat_template: source, response_template: rt }, { responseTemplate: rt });
+  const dict: Record<string, unknown> = parseResponse('x', rt, { prefix: '', tools: [] });
+  const p = new StreamParser(declared, { reasoningField: 'thinking' });
+  const { deltas, events }: { deltas: Delta[]; events: RegionEvent[] } = p.pushEvents('x');
+  const last = p.finishEvents();
+  console.log(dict, deltas.length, events[0]?.type, last.events.length, declared.responseTemplate?.fields);
 }
 
 main('').catch(() => {});

@@ -200,6 +200,13 @@ export class StreamParser {
    * the error's `deltas` property holds the flushed deltas.
    */
   finish(): Delta[];
+  /**
+   * `push`, plus transformers-style region events (for code written against transformers'
+   * `ResponseParser`). Use `pushEvents`/`finishEvents` for the whole stream to get every event.
+   */
+  pushEvents(chunk: string): { deltas: Delta[]; events: RegionEvent[] };
+  /** `finish`, plus the last region events (the open region closes). */
+  finishEvents(): { deltas: Delta[]; events: RegionEvent[] };
   readonly message: Message;
   readonly diagnostics: Diagnostic[];
   /** True after a stop marker (harmony `<|return|>` / `<|call|>`). */
@@ -255,6 +262,13 @@ export function responseTemplate(
   options?: ResponseTemplateOptions,
 ): { responseTemplate: HfResponseTemplate; losses: ResponseTemplateLoss[] };
 
+/**
+ * transformers' `parse_response`: the message dict a declared response template gives for `text`
+ * (`prefix`: the rendered prompt, cut after its last `start_anchor`; `tools`: types arguments).
+ * @throws {ChatAutoparserError} `InvalidInput` for a bad template, `Parse` where transformers raises.
+ */
+export function parseResponse(text: string, responseTemplate: HfResponseTemplate, options?: { prefix?: string; tools?: Tool[] }): Record<string, unknown>;
+
 /** The package version. */
 export function version(): string;
 
@@ -265,9 +279,32 @@ export function version(): string;
 export function renderTemplate(source: string, context: RenderContext, options?: RenderOptions): string;
 
 /** A compiled chat template. */
+/** A transformers streaming event. Text regions (`thinking`, `content`) stream clean chunks;
+ * `tool_calls` chunks are argument text (`dirty`), the parsed call comes with `region_close`. */
+export type RegionEvent =
+  | { type: 'region_open'; field: string }
+  | { type: 'region_chunk'; field: string; text: string; dirty: boolean }
+  | { type: 'region_close'; field: string; value: unknown };
+
+/** Options of the `ChatTemplate` constructor: render options, plus a declared response template. */
+export interface ChatTemplateOptions extends RenderOptions {
+  /** Parse this template's output with this Hugging Face `response_template` instead of the analysis. */
+  responseTemplate?: HfResponseTemplate;
+}
+
+/** The two keys of a tokenizer_config.json that matter here. */
+export interface TokenizerConfigLike { chat_template: string; response_template?: HfResponseTemplate; [key: string]: unknown }
+
 export class ChatTemplate {
-  /** @throws {ChatAutoparserError} `TemplateSyntax` with line and column. */
-  constructor(source: string, options?: RenderOptions);
+  /**
+   * A template source, or a tokenizer_config.json-like object (`chat_template` and optionally
+   * `response_template`). With a declared response template, `parseOutput` and `StreamParser`
+   * parse by it (transformers' semantics, streamed with holdback).
+   * @throws {ChatAutoparserError} `TemplateSyntax` with line and column; `InvalidInput` for a bad response template.
+   */
+  constructor(source: string | TokenizerConfigLike, options?: ChatTemplateOptions);
+  /** The declared response template, if any. */
+  readonly responseTemplate: HfResponseTemplate | undefined;
   /** Render with a context. */
   render(context: RenderContext): string;
   /** Capabilities (probed once, then cached). */

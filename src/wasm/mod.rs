@@ -1,6 +1,7 @@
 //! The JS binding: a thin layer over the core. Compiled only for wasm32.
 
 mod convert;
+mod declared;
 mod registry;
 
 use crate::api::RequestOptions;
@@ -49,16 +50,29 @@ pub fn analyze_template(source: &str, options: JsValue) -> Result<JsValue, JsVal
 pub struct JsChatTemplate {
     inner: Rc<crate::ChatTemplate>,
     handle: Registered,
+    /// The declared response template, if any (parsing then follows it).
+    declared: Option<(Rc<crate::response_template::CompiledTemplate>, declared::DeclaredEntry)>,
 }
 
 #[wasm_bindgen(js_class = ChatTemplate)]
 impl JsChatTemplate {
     /// Compile a template. Throws on a syntax error (with `line` and `column`).
     #[wasm_bindgen(constructor)]
-    pub fn new(source: &str, options: JsValue) -> Result<JsChatTemplate, JsValue> {
-        let inner = Rc::new(js(crate::ChatTemplate::new(source, render_options(options)?))?);
+    pub fn new(source: JsValue, options: JsValue) -> Result<JsChatTemplate, JsValue> {
+        let (source, options, declared) = declared::split_args(&source, options)?;
+        let inner = Rc::new(js(crate::ChatTemplate::new(&source, render_options(options)?))?);
         let handle = Registered::new(inner.clone());
-        Ok(JsChatTemplate { inner, handle })
+        let declared = declared.map(|d| (d.clone(), declared::DeclaredEntry::new(handle.id(), d)));
+        Ok(JsChatTemplate { inner, handle, declared })
+    }
+
+    /// The declared response template (as given), or `undefined`.
+    #[wasm_bindgen(getter, js_name = responseTemplate)]
+    pub fn response_template(&self) -> Result<JsValue, JsValue> {
+        match &self.declared {
+            Some((t, _)) => to_js(&t.spec),
+            None => Ok(JsValue::UNDEFINED),
+        }
     }
 
     /// Render with a context object (`messages`, `tools`, `add_generation_prompt`, extras).
@@ -128,6 +142,12 @@ pub fn generation_prompt(template_or_source: JsValue, options: JsValue) -> Resul
 #[wasm_bindgen(js_name = parseOutput)]
 pub fn parse_output(template_or_source: JsValue, text: &str, options: JsValue) -> Result<JsValue, JsValue> {
     let (t, gp, opts) = parse_setup(&template_or_source, options)?;
+    if let Some(d) = declared::declared_for(&template_or_source) {
+        let mut p = js(crate::response_template::declared_stream_parser(d, &gp, &opts))?;
+        p.push(text);
+        js(p.finish())?;
+        return to_js(&p.message().to_json(opts.reasoning_field));
+    }
     let msg = js(crate::parse::parse_output(t.analysis(), &gp, text, &opts))?;
     to_js(&msg.to_json(opts.reasoning_field))
 }
@@ -137,6 +157,21 @@ pub fn parse_output(template_or_source: JsValue, text: &str, options: JsValue) -
 pub fn verify_template(template_or_source: JsValue) -> Result<JsValue, JsValue> {
     let t = template_arg(&template_or_source)?;
     to_js(&crate::verify_template(&t))
+}
+
+/// transformers' `parse_response`: parse `text` with a declared `response_template` object;
+/// returns the message dict exactly as transformers builds it. Options: `{prefix, tools}`.
+#[wasm_bindgen(js_name = parseResponse)]
+pub fn parse_response(text: &str, response_template: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    #[derive(serde::Deserialize, Default)]
+    #[serde(default, deny_unknown_fields)]
+    struct Opts {
+        prefix: String,
+        tools: Vec<serde_json::Value>,
+    }
+    let rt: serde_json::Value = from_js(response_template, "responseTemplate")?;
+    let opts: Opts = from_js_opt(options, "options")?;
+    to_js(&js(crate::response_template::parse_response(text, &rt, &opts.prefix, &opts.tools))?)
 }
 
 /// The analysis as a Hugging Face `response_template`: `{responseTemplate, losses}`.
@@ -157,6 +192,8 @@ pub struct JsStreamParser {
     scratch: Vec<crate::api::Delta>,
     /// The key reasoning deltas and the message use.
     reasoning_field: crate::api::ReasoningField,
+    /// transformers-style region events (`pushEvents` / `finishEvents`).
+    regions: crate::response_template::RegionTracker,
 }
 
 #[wasm_bindgen(js_class = StreamParser)]
@@ -165,8 +202,11 @@ impl JsStreamParser {
     #[wasm_bindgen(constructor)]
     pub fn new(template_or_source: JsValue, options: JsValue) -> Result<JsStreamParser, JsValue> {
         let (t, gp, opts) = parse_setup(&template_or_source, options)?;
-        let inner = js(crate::parse::StreamParser::new(t.analysis(), &gp, &opts))?;
-        Ok(JsStreamParser { inner, _template: t, scratch: Vec::new(), reasoning_field: opts.reasoning_field })
+        let inner = match declared::declared_for(&template_or_source) {
+            Some(d) => js(crate::response_template::declared_stream_parser(d, &gp, &opts))?,
+            None => js(crate::parse::StreamParser::new(t.analysis(), &gp, &opts))?,
+        };
+        Ok(JsStreamParser { inner, _template: t, scratch: Vec::new(), reasoning_field: opts.reasoning_field, regions: Default::default() })
     }
 
     /// Consume a chunk; returns the deltas it completed (often none while a marker may be starting).
@@ -189,6 +229,43 @@ impl JsStreamParser {
                 Err(err)
             }
         }
+    }
+
+    /// `push` that also returns transformers-style region events: `{deltas, events}` with events
+    /// `region_open` / `region_chunk` (`dirty`) / `region_close` for `thinking` / `content` / `tool_calls`.
+    #[wasm_bindgen(js_name = pushEvents)]
+    pub fn push_events(&mut self, chunk: &str) -> Result<JsValue, JsValue> {
+        self.scratch.clear();
+        self.inner.push_into(chunk, &mut self.scratch);
+        let mut events = Vec::new();
+        self.regions.feed(&self.scratch, &mut events);
+        self.deltas_and_events(events)
+    }
+
+    /// `finish` that also returns the last region events (the open region closes).
+    #[wasm_bindgen(js_name = finishEvents)]
+    pub fn finish_events(&mut self) -> Result<JsValue, JsValue> {
+        let deltas = match self.inner.finish() {
+            Ok(d) => d,
+            Err(e) => {
+                let err = convert::to_js_error(e);
+                let deltas = convert::deltas_to_js(&self.inner.take_failed_deltas(), self.reasoning_field);
+                let _ = js_sys::Reflect::set(&err, &JsValue::from_str("deltas"), &deltas);
+                return Err(err);
+            }
+        };
+        self.scratch = deltas;
+        let mut events = Vec::new();
+        self.regions.feed(&self.scratch, &mut events);
+        self.regions.finish(&mut events);
+        self.deltas_and_events(events)
+    }
+
+    fn deltas_and_events(&self, events: Vec<crate::response_template::RegionEvent>) -> Result<JsValue, JsValue> {
+        let out = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&out, &JsValue::from_str("deltas"), &convert::deltas_to_js(&self.scratch, self.reasoning_field));
+        let _ = js_sys::Reflect::set(&out, &JsValue::from_str("events"), &to_js(&events)?);
+        Ok(out.into())
     }
 
     /// The message so far.
