@@ -49,8 +49,12 @@ fn main() {
         let opts = RenderOptions { now: Some(1_795_305_600.0), ..Default::default() };
         match ChatTemplate::new(&source, opts) {
             Ok(t) => {
-                let (rt, losses) = response_template_for(&t, &DeriveOptions::default());
-                println!("{}", json!({ "kind": "template", "name": name, "handler": t.analysis().handler, "responseTemplate": rt, "losses": losses }));
+                let Ok((rt, losses)) = response_template_for(&t, &DeriveOptions::default()) else {
+                    println!("{}", json!({ "kind": "template", "name": name, "error": "analysis failed" }));
+                    continue;
+                };
+                let handler = t.analysis().map(|a| a.handler).unwrap_or_default();
+                println!("{}", json!({ "kind": "template", "name": name, "handler": handler, "responseTemplate": rt, "losses": losses }));
                 derived.insert(name.clone(), rt);
                 templates.insert(name.clone(), t);
             }
@@ -62,8 +66,9 @@ fn main() {
         let name = case["template"].as_str().unwrap_or("");
         let Some(t) = templates.get(name) else { continue };
         let result = options_of(&case).and_then(|opts| {
-            let gp = generation_prompt(t, t.analysis(), &opts).map_err(|e| e.to_string())?;
-            let mut p = StreamParser::new(t.analysis(), &gp, &opts).map_err(|e| e.to_string())?;
+            let a = t.analysis().map_err(|e| e.to_string())?;
+            let gp = generation_prompt(t, a, &opts).map_err(|e| e.to_string())?;
+            let mut p = StreamParser::new(a, &gp, &opts).map_err(|e| e.to_string())?;
             p.push(case["input"].as_str().unwrap_or(""));
             p.finish().map_err(|e| e.to_string())?;
             Ok(json!({ "message": p.message(), "generationPrompt": gp }))

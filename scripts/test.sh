@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone: install what is missing, Rust tests (unit + conformance
-# over ../shared), build the wasm package, Node tests over the built package (incl. the browser test).
+# over tests/fixtures), build the wasm package, Node tests over the built package (incl. the browser test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -24,6 +24,7 @@ echo; echo "== build wasm"
 bash scripts/build.sh
 echo; echo "== tsc --noEmit (every export, against the shipped declarations)"
 npx --no-install tsc -p pkg-tests/types
+npx --no-install tsc -p pkg-tests/types/tsconfig.adapters.json   # adapter subpaths, with the SDKs' own types
 echo "types ok"
 echo; echo "== node --test pkg-tests/"
 node --test --test-reporter=spec pkg-tests/

@@ -18,7 +18,8 @@ pub struct FunctionCall {
 /// One tool call of an assistant message.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCall {
-    /// Call id as the model wrote it, or empty.
+    /// Call id: the model's own, or a generated one (see `parse::call_ids`); never empty in a
+    /// parsed message.
     pub id: String,
     /// Always `"function"`.
     #[serde(rename = "type", default = "function_type")]
@@ -84,11 +85,14 @@ pub enum Delta {
     /// `{reasoning_content}`
     Reasoning(String),
     /// `{tool_calls: [{index, id?, type?, function: {name?, arguments?}}]}`. The first delta of a call
-    /// carries `id` and `name` (sent once the name is complete); later ones carry argument text.
+    /// carries `id`, `type` and `name` (sent once the name is complete) and serializes `arguments`
+    /// (`""` if none yet), as OpenAI's `chat.completion.chunk`; later ones carry argument text. From a
+    /// [`crate::parse::StreamParser`] the first delta always has a non-empty `id`.
     ToolCall {
         /// Index of the call in the message.
         index: usize,
-        /// Call id, on the first delta of the call only.
+        /// Call id, on the first delta of the call; a later delta of the same call carries one only
+        /// when the model wrote its id after the name, and that id replaces the earlier one.
         id: Option<String>,
         /// Function name, on the first delta of the call only.
         name: Option<String>,
@@ -119,8 +123,12 @@ impl From<&Delta> for Value {
                     call.insert("type".into(), "function".into());
                     function.insert("name".into(), name.clone().into());
                 }
-                if let Some(a) = arguments {
-                    function.insert("arguments".into(), a.clone().into());
+                // The first delta (the one with the name) always carries `arguments`, `""` if none
+                // yet, as OpenAI's `chat.completion.chunk` does.
+                match (arguments, name) {
+                    (Some(a), _) => _ = function.insert("arguments".into(), a.clone().into()),
+                    (None, Some(_)) => _ = function.insert("arguments".into(), "".into()),
+                    (None, None) => {}
                 }
                 call.insert("function".into(), Value::Object(function));
                 serde_json::json!({ "tool_calls": [Value::Object(call)] })
@@ -141,7 +149,8 @@ impl Message {
                 }
                 let call = &mut self.tool_calls[*index];
                 if let Some(id) = id {
-                    call.id.push_str(id);
+                    // Replaces (a model's own id written after the name replaces the generated one).
+                    call.id.clone_from(id);
                 }
                 if let Some(name) = name {
                     call.function.name.push_str(name);
@@ -221,9 +230,9 @@ impl Message {
     }
 }
 
-/// `tool_choice`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+/// `tool_choice`: `"auto"`, `"required"`, `"none"`, or OpenAI's object form
+/// `{type: "function", function: {name}}` (the model must call that tool).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum ToolChoice {
     /// The model may call tools.
     #[default]
@@ -232,6 +241,40 @@ pub enum ToolChoice {
     Required,
     /// No tools.
     None,
+    /// The model must call this tool (and only it).
+    Function(String),
+}
+
+impl Serialize for ToolChoice {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            ToolChoice::Auto => s.serialize_str("auto"),
+            ToolChoice::Required => s.serialize_str("required"),
+            ToolChoice::None => s.serialize_str("none"),
+            ToolChoice::Function(name) => serde_json::json!({"type": "function", "function": {"name": name}}).serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolChoice {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let v = Value::deserialize(d)?;
+        match &v {
+            Value::String(s) if s == "auto" => Ok(ToolChoice::Auto),
+            Value::String(s) if s == "required" => Ok(ToolChoice::Required),
+            Value::String(s) if s == "none" => Ok(ToolChoice::None),
+            Value::Object(o) if o.get("type").and_then(Value::as_str) == Some("function") => {
+                match o.get("function").and_then(|f| f.get("name")).and_then(Value::as_str).filter(|n| !n.is_empty()) {
+                    Some(name) => Ok(ToolChoice::Function(name.to_string())),
+                    None => Err(D::Error::custom("toolChoice: {type: 'function'} needs function.name")),
+                }
+            }
+            _ => Err(D::Error::custom(format!(
+                "toolChoice: expected \"auto\", \"required\", \"none\" or {{type: 'function', function: {{name}}}}, got {v}"
+            ))),
+        }
+    }
 }
 
 /// Request options: one field per request field llama.cpp's parser takes. camelCase in JS.
@@ -244,7 +287,9 @@ pub struct RequestOptions {
     pub messages: Vec<Value>,
     /// Render the generation prompt (default true).
     pub add_generation_prompt: bool,
-    /// `none` | `content` | `reasoning` | `auto`: the last message is an assistant prefill being continued.
+    /// `none` | `content` | `reasoning` | `auto` (or a boolean: true = `auto`, false = `none`): the last
+    /// message is an assistant prefill being continued. Anything else is `InvalidInput`.
+    #[serde(deserialize_with = "continue_mode")]
     pub continue_final_message: String,
     /// Thinking on/off (default true).
     pub enable_thinking: bool,
@@ -254,7 +299,8 @@ pub struct RequestOptions {
     pub parallel_tool_calls: bool,
     /// auto | required | none.
     pub tool_choice: ToolChoice,
-    /// Response-format JSON schema.
+    /// Response-format JSON schema: an object or a boolean schema (anything else is `InvalidInput`).
+    #[serde(deserialize_with = "schema_value")]
     pub json_schema: Option<Value>,
     /// Whether the text may be truncated (a partial tool call is kept, not an error).
     pub is_partial: bool,
@@ -318,5 +364,25 @@ impl RequestOptions {
             }
         }
         Ok(())
+    }
+}
+
+/// `continueFinalMessage`: one of the documented modes, or a boolean.
+fn continue_mode<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<String, D::Error> {
+    use serde::de::Error as _;
+    match Value::deserialize(d)? {
+        Value::Bool(b) => Ok(if b { "auto" } else { "none" }.to_string()),
+        Value::String(s) if ["none", "content", "reasoning", "auto"].contains(&s.as_str()) => Ok(s),
+        v => Err(D::Error::custom(format!("continueFinalMessage: expected a boolean or \"none\", \"content\", \"reasoning\", \"auto\", got {v}"))),
+    }
+}
+
+/// `jsonSchema`: a JSON Schema is an object or a boolean; null means none.
+fn schema_value<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option<Value>, D::Error> {
+    use serde::de::Error as _;
+    match Value::deserialize(d)? {
+        Value::Null => Ok(None),
+        v @ (Value::Object(_) | Value::Bool(_)) => Ok(Some(v)),
+        v => Err(D::Error::custom(format!("jsonSchema: expected an object or a boolean schema, got {v}"))),
     }
 }

@@ -101,7 +101,13 @@ fn parse_tools(tools: &[Value]) -> Result<Vec<Tool>> {
 /// # Errors
 /// `InvalidInput` for a tool without a name; `Schema` for an unusable parameter or response schema.
 pub fn build_grammar(analysis: &Analysis, options: &RequestOptions) -> Result<Grammar> {
-    let tools = if options.tool_choice == ToolChoice::None { Vec::new() } else { parse_tools(&options.tools)? };
+    let mut tools = if options.tool_choice == ToolChoice::None { Vec::new() } else { parse_tools(&options.tools)? };
+    if let ToolChoice::Function(name) = &options.tool_choice {
+        tools.retain(|t| &t.name == name);
+        if tools.is_empty() {
+            return Err(Error::new(ErrorKind::InvalidInput, format!("toolChoice names `{name}`, which is not among the tools")));
+        }
+    }
     let mut g = Gen { b: GrammarBuilder::new(), a: analysis, opts: options };
     let thinking = options.enable_thinking;
     let (reasoning_start, reasoning_end) = reasoning_markers(analysis).map(|(s, e)| (s.trim().to_string(), e.trim().to_string())).unwrap_or_default();
@@ -125,7 +131,8 @@ pub fn build_grammar(analysis: &Analysis, options: &RequestOptions) -> Result<Gr
     let shape = g.shape(&tools)?;
     let sp = g.b.space();
     let calls = g.b.add("tool-calls", shape.calls);
-    let (root, lazy) = if options.tool_choice == ToolChoice::Required || shape.triggers.is_empty() {
+    let required = matches!(options.tool_choice, ToolChoice::Required | ToolChoice::Function(_));
+    let (root, lazy) = if required || shape.triggers.is_empty() {
         let reasoning = g.reasoning_block(thinking);
         let content = match &shape.content_stop {
             Some(stop) if !stop.is_empty() => g.b.until(stop),

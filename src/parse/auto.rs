@@ -483,10 +483,14 @@ impl AutoParser {
             self.state = State::Content;
             return Step::Adv(0);
         };
-        let found = end.find(text);
         let call_tools = self.tools().filter(|t| reasoning && self.cfg.reasoning_ends_at_call && !t.trigger_is_body);
+        let scope = match call_tools {
+            Some(t) => search_scope(text, &[end, &t.trigger, &t.call_trigger]),
+            None => search_scope(text, &[end]),
+        };
+        let found = end.find(scope);
         if let Some(t) = call_tools {
-            let call = [&t.trigger, &t.call_trigger].iter().filter_map(|m| m.find(text)).map(|(s, _)| s).min();
+            let call = [&t.trigger, &t.call_trigger].iter().filter_map(|m| m.find(scope)).map(|(s, _)| s).min();
             if let Some(c) = call.filter(|c| found.is_none_or(|(s, _)| *c < s)) {
                 // The call starts reasoning's end without the end marker.
                 self.emit_reasoning(text.get(..c).unwrap_or(""), out);
@@ -525,16 +529,27 @@ impl AutoParser {
         if skipped > 0 {
             return Step::Adv(skipped);
         }
+        // Every marker this step looks for is searched only up to the first one present (see search_scope).
+        let cfg = Rc::clone(&self.cfg);
+        let mut wanted: Vec<&Marker> = Vec::new();
+        if let Some(t) = self.tools() {
+            wanted.extend([&t.trigger, &t.call_trigger]);
+        }
+        wanted.extend(cfg.content_wrap.as_ref().map(|(s, _)| s));
+        if let Some((s, e)) = cfg.reasoning.as_ref() {
+            wanted.extend([s, e]);
+        }
+        let scope = search_scope(text, &wanted);
         let trigger = self.tools().and_then(|t| {
-            let section = t.trigger.find(text).map(|m| (m, t.trigger_is_body, true));
-            let call = t.call_trigger.find(text).map(|m| (m, false, false));
+            let section = t.trigger.find(scope).map(|m| (m, t.trigger_is_body, true));
+            let call = t.call_trigger.find(scope).map(|m| (m, false, false));
             match (section, call) {
                 (Some(a), Some(b)) => Some(if b.0 .0 < a.0 .0 { b } else { a }),
                 (a, b) => a.or(b),
             }
         });
-        let wrap = self.cfg.content_wrap.as_ref().and_then(|(s, _)| s.find(text));
-        if let Some(step) = self.reasoning_in_content(text, abs, trigger.map(|t| t.0 .0), wrap.map(|w| w.0), out) {
+        let wrap = self.cfg.content_wrap.as_ref().and_then(|(s, _)| s.find(scope));
+        if let Some(step) = self.reasoning_in_content(text, scope, abs, trigger.map(|t| t.0 .0), wrap.map(|w| w.0), out) {
             return step;
         }
         match (trigger, wrap) {
@@ -586,11 +601,12 @@ impl AutoParser {
     /// wrapper (`wrap_at`): a start marker re-opens reasoning (interleaved thinking; an empty block
     /// vanishes, see `emit_reasoning`) and a stray end marker is dropped. Both are recognised markers,
     /// so nothing the model wrote is lost; each leaves a diagnostic except a re-opened block.
-    fn reasoning_in_content(&mut self, text: &str, abs: usize, call_at: Option<usize>, wrap_at: Option<usize>, out: &mut Vec<Delta>) -> Option<Step> {
+    /// `scope`: the start of `text` that holds the first of the markers the content step looks for.
+    fn reasoning_in_content(&mut self, text: &str, scope: &str, abs: usize, call_at: Option<usize>, wrap_at: Option<usize>, out: &mut Vec<Delta>) -> Option<Step> {
         let cfg = Rc::clone(&self.cfg);
         let (start, end) = cfg.reasoning.as_ref()?;
-        let open = start.find(text).map(|m| (m, true));
-        let close = end.find(text).map(|m| (m, false));
+        let open = start.find(scope).map(|m| (m, true));
+        let close = end.find(scope).map(|m| (m, false));
         let ((s, e), opens) = match (open, close) {
             (Some(a), Some(b)) => if b.0 .0 < a.0 .0 { b } else { a },
             (a, b) => a.or(b)?,
@@ -758,7 +774,8 @@ impl AutoParser {
             },
             ToolStep::IdValue(at) => {
                 let ends: Vec<&Marker> = [&t.id_suffix, &t.args_start, &t.name_prefix, &t.close, &t.per_call_end, &t.section_end].into_iter().filter(|m| !m.is_empty()).collect();
-                let found = ends.iter().filter_map(|m| m.find(text)).map(|(s, _)| s).min();
+                let scope = search_scope(text, &ends);
+                let found = ends.iter().filter_map(|m| m.find(scope)).map(|(s, _)| s).min();
                 // Without any end marker the id is one word (ends at whitespace or the arguments).
                 let stop = if ends.is_empty() { text.find(|c: char| is_space(c) || c == '{' || c == '[') } else { found };
                 match stop {
@@ -1093,7 +1110,8 @@ impl AutoParser {
             (t.value_suffix.find(text), if eof { 0 } else { t.value_suffix.holdback(text) })
         } else {
             let ends = [&t.arg_name_prefix, &t.close, &t.per_call_end, &t.section_end];
-            let found = ends.iter().filter_map(|m| m.find(text)).map(|(s, _)| (s, s)).min();
+            let scope = search_scope(text, &ends);
+            let found = ends.iter().filter_map(|m| m.find(scope)).map(|(s, _)| (s, s)).min();
             (found, if eof { 0 } else { ends.iter().map(|m| m.holdback(text)).max().unwrap_or(0) })
         };
         let (value_end, consumed) = match found {
@@ -1329,5 +1347,18 @@ impl OutputParser for AutoParser {
 
     fn diagnostics(&self) -> &[Diagnostic] {
         &self.diags
+    }
+}
+
+/// The start of `text` up to the end of the first core of any of `markers` (all of `text` when none
+/// occurs). A step that compares where several markers occur needs only the first one; searching each
+/// marker through the whole text instead made a step cost the text's length whenever one of them was
+/// absent, so whole-text parsing of a repeated marker was quadratic (issue #11 item 8). Leading
+/// whitespace before a core lies inside the scope too.
+fn search_scope<'t>(text: &'t str, markers: &[&Marker]) -> &'t str {
+    let cores: Vec<&str> = markers.iter().map(|m| m.core.as_str()).filter(|c| !c.is_empty()).collect();
+    match crate::parse::drive::next_marker(text, &cores) {
+        Some((p, i)) => text.get(..p + cores.get(i).map_or(0, |c| c.len())).unwrap_or(text),
+        None => text,
     }
 }

@@ -9,6 +9,7 @@
 //! an error the parser is poisoned: later calls return a clone of it.
 
 use super::auto::AutoParser;
+use super::call_ids::CallIds;
 use super::prompt::{generation_prompt, parser_prefill};
 use super::OutputParser;
 use crate::analysis::types::{Analysis, Handler};
@@ -28,6 +29,8 @@ pub struct StreamParser {
     finished: bool,
     /// Deltas of a `finish` that failed (already applied to `message`), until taken.
     unreturned: Vec<Delta>,
+    /// Gives every tool call an id (see [`super::call_ids`]).
+    ids: CallIds,
 }
 
 impl std::fmt::Debug for StreamParser {
@@ -50,18 +53,37 @@ impl StreamParser {
             p.push(generation_prompt, &mut initial);
             p
         };
-        let mut message = Message::default();
-        for d in &initial {
-            message.apply(d);
-        }
-        Ok(StreamParser { inner, message, is_partial: options.is_partial, initial, failed: None, finished: false, unreturned: Vec::new() })
+        let mut parser = StreamParser {
+            inner,
+            message: Message::default(),
+            is_partial: options.is_partial,
+            initial: Vec::new(),
+            failed: None,
+            finished: false,
+            unreturned: Vec::new(),
+            ids: CallIds::new(&options.messages),
+        };
+        parser.accept(&mut initial);
+        parser.initial = initial;
+        Ok(parser)
     }
 
     /// A parser over any [`OutputParser`] (e.g. a declared response template), with the deltas
     /// its construction produced (from the prompt).
-    pub fn with_parser(inner: Box<dyn OutputParser>, initial: Vec<Delta>, options: &RequestOptions) -> StreamParser {
-        let message = Message::from_deltas(&initial);
-        StreamParser { inner, message, is_partial: options.is_partial, initial, failed: None, finished: false, unreturned: Vec::new() }
+    pub fn with_parser(inner: Box<dyn OutputParser>, mut initial: Vec<Delta>, options: &RequestOptions) -> StreamParser {
+        let mut parser = StreamParser {
+            inner,
+            message: Message::default(),
+            is_partial: options.is_partial,
+            initial: Vec::new(),
+            failed: None,
+            finished: false,
+            unreturned: Vec::new(),
+            ids: CallIds::new(&options.messages),
+        };
+        parser.accept(&mut initial);
+        parser.initial = initial;
+        parser
     }
 
     /// A parser whose generation prompt is rendered from `template` for the request in `options`.
@@ -86,7 +108,13 @@ impl StreamParser {
         }
         let start = out.len();
         self.inner.push(chunk, out);
-        for d in out.get(start..).unwrap_or(&[]) {
+        self.accept(out.get_mut(start..).unwrap_or(&mut []));
+    }
+
+    /// The one place every format's deltas pass: give new calls their id, then apply to the message.
+    fn accept(&mut self, deltas: &mut [Delta]) {
+        for d in deltas {
+            self.ids.stamp(d);
             self.message.apply(d);
         }
     }
@@ -103,9 +131,7 @@ impl StreamParser {
         }
         let start = out.len();
         let r = self.inner.finish(self.is_partial, &mut out);
-        for d in out.get(start..).unwrap_or(&[]) {
-            self.message.apply(d);
-        }
+        self.accept(out.get_mut(start..).unwrap_or(&mut []));
         self.finished = true;
         match r {
             Ok(()) => Ok(out),

@@ -30,13 +30,13 @@ use serde_json::{json, Value};
 /// [`derive_response_template_with`] for a template: the analysis' assistant-turn marker is the
 /// `start_anchor` only when the rendered prompt holds it; otherwise the generation prompt, or else
 /// what the template writes after the last user message (`[/INST]`), is.
-pub fn response_template_for(template: &ChatTemplate, options: &DeriveOptions) -> (Value, Vec<Loss>) {
-    let analysis: &Analysis = template.analysis();
+pub fn response_template_for(template: &ChatTemplate, options: &DeriveOptions) -> crate::Result<(Value, Vec<Loss>)> {
+    let analysis: &Analysis = template.analysis()?;
     let mut options = options.clone();
     if options.start_anchor.is_none() {
         options.start_anchor = anchor_from_render(template, analysis);
     }
-    derive_response_template_with(analysis, &options)
+    Ok(derive_response_template_with(analysis, &options))
 }
 
 fn anchor_from_render(template: &ChatTemplate, analysis: &Analysis) -> Option<String> {
@@ -90,7 +90,7 @@ pub fn response_template(template: &ChatTemplate, options: &ResponseTemplateOpti
         ));
     }
     let derive = DeriveOptions { reasoning_field, start_anchor: options.start_anchor.clone() };
-    let (response_template, losses) = response_template_for(template, &derive);
+    let (response_template, losses) = response_template_for(template, &derive)?;
     Ok(DerivedResponseTemplate { response_template, losses })
 }
 

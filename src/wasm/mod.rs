@@ -6,7 +6,7 @@ mod registry;
 
 use crate::api::RequestOptions;
 use crate::template::RenderOptions;
-use convert::{from_js, from_js_opt, js, to_js};
+use convert::{from_json, from_json_opt, js, to_js};
 use registry::{template_arg, Registered};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -17,12 +17,21 @@ fn start() {
 }
 
 /// Fill in `now` from the JS clock: std has no system clock on wasm32-unknown-unknown.
-fn render_options(options: JsValue) -> Result<RenderOptions, JsValue> {
-    let mut opts: RenderOptions = from_js_opt(options, "options")?;
+fn render_options(options: Option<String>) -> Result<RenderOptions, JsValue> {
+    let mut opts: RenderOptions = from_json_opt(options, "options")?;
     if opts.now.is_none() {
         opts.now = Some(js_sys::Date::now() / 1000.0);
     }
     Ok(opts)
+}
+
+// The raw exports below take context and options as JSON text: the JS facade (src/wasm/js/facade.js)
+// type-checks every argument and serializes it before anything crosses into wasm.
+
+/// Internal, for the JS facade after a trap (see `registry::clear_source_cache`).
+#[wasm_bindgen(js_name = "__resetAfterTrap")]
+pub fn reset_after_trap() {
+    registry::clear_source_cache();
 }
 
 /// Library version.
@@ -33,16 +42,16 @@ pub fn version() -> String {
 
 /// Render a chat template once with a context object.
 #[wasm_bindgen(js_name = renderTemplate)]
-pub fn render_template(source: &str, context: JsValue, options: JsValue) -> Result<String, JsValue> {
-    let ctx: serde_json::Value = from_js(context, "context")?;
+pub fn render_template(source: &str, context: &str, options: Option<String>) -> Result<String, JsValue> {
+    let ctx: serde_json::Value = from_json(context, "context")?;
     js(crate::render_template(source, &ctx, render_options(options)?))
 }
 
 /// Analyse a template: how its model writes reasoning, content and tool calls, with every diff split.
 #[wasm_bindgen(js_name = analyzeTemplate)]
-pub fn analyze_template(source: &str, options: JsValue) -> Result<JsValue, JsValue> {
+pub fn analyze_template(source: &str, options: Option<String>) -> Result<JsValue, JsValue> {
     let t = js(crate::ChatTemplate::new(source, render_options(options)?))?;
-    to_js(t.analysis())
+    to_js(js(t.analysis())?)
 }
 
 /// A compiled chat template.
@@ -58,9 +67,9 @@ pub struct JsChatTemplate {
 impl JsChatTemplate {
     /// Compile a template. Throws on a syntax error (with `line` and `column`).
     #[wasm_bindgen(constructor)]
-    pub fn new(source: JsValue, options: JsValue) -> Result<JsChatTemplate, JsValue> {
-        let (source, options, declared) = declared::split_args(&source, options)?;
-        let inner = Rc::new(js(crate::ChatTemplate::new(&source, render_options(options)?))?);
+    pub fn new(source: &str, options: Option<String>, response_template: Option<String>) -> Result<JsChatTemplate, JsValue> {
+        let declared = response_template.map(|rt| declared::compile(&rt, "responseTemplate")).transpose()?;
+        let inner = Rc::new(js(crate::ChatTemplate::new(source, render_options(options)?))?);
         let handle = Registered::new(inner.clone());
         let declared = declared.map(|d| (d.clone(), declared::DeclaredEntry::new(handle.id(), d)));
         Ok(JsChatTemplate { inner, handle, declared })
@@ -76,8 +85,8 @@ impl JsChatTemplate {
     }
 
     /// Render with a context object (`messages`, `tools`, `add_generation_prompt`, extras).
-    pub fn render(&self, context: JsValue) -> Result<String, JsValue> {
-        let ctx: serde_json::Value = from_js(context, "context")?;
+    pub fn render(&self, context: &str) -> Result<String, JsValue> {
+        let ctx: serde_json::Value = from_json(context, "context")?;
         js(self.inner.render(&ctx))
     }
 
@@ -90,7 +99,7 @@ impl JsChatTemplate {
     /// The template's analysis (computed once, then cached).
     #[wasm_bindgen(getter)]
     pub fn analysis(&self) -> Result<JsValue, JsValue> {
-        to_js(self.inner.analysis())
+        to_js(js(self.inner.analysis())?)
     }
 
     /// Internal: lets the free functions accept this object where they take `templateOrSource`.
@@ -108,11 +117,11 @@ impl JsChatTemplate {
 
 /// Build the GBNF grammar, lazy triggers and preserved tokens for constrained tool calling.
 #[wasm_bindgen(js_name = buildGrammar)]
-pub fn build_grammar(template_or_source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+pub fn build_grammar(template_or_source: JsValue, options: Option<String>) -> Result<JsValue, JsValue> {
     let t = template_arg(&template_or_source)?;
-    let opts: RequestOptions = from_js_opt(options, "options")?;
+    let opts: RequestOptions = from_json_opt(options, "options")?;
     js(opts.validate())?;
-    to_js(&js(crate::gbnf::build_grammar(t.analysis(), &opts))?)
+    to_js(&js(crate::gbnf::build_grammar(js(t.analysis())?, &opts))?)
 }
 
 /// Check whether `text` is accepted by a GBNF grammar: `{accepted, errorAt?}`.
@@ -122,17 +131,17 @@ pub fn check_grammar(gbnf: &str, text: &str) -> Result<JsValue, JsValue> {
 }
 
 /// The analysis, generation prompt and request options for a parse.
-fn parse_setup(template_or_source: &JsValue, options: JsValue) -> Result<(Rc<crate::ChatTemplate>, String, RequestOptions), JsValue> {
+fn parse_setup(template_or_source: &JsValue, options: Option<String>) -> Result<(Rc<crate::ChatTemplate>, String, RequestOptions), JsValue> {
     let t = template_arg(template_or_source)?;
-    let opts: RequestOptions = from_js_opt(options, "options")?;
+    let opts: RequestOptions = from_json_opt(options, "options")?;
     js(opts.validate())?;
-    let gp = js(crate::parse::generation_prompt(&t, t.analysis(), &opts))?;
+    let gp = js(crate::parse::generation_prompt(&t, js(t.analysis())?, &opts))?;
     Ok((t, gp, opts))
 }
 
 /// What the template appends for the assistant's turn (the text the parser reads before the output).
 #[wasm_bindgen(js_name = generationPrompt)]
-pub fn generation_prompt(template_or_source: JsValue, options: JsValue) -> Result<String, JsValue> {
+pub fn generation_prompt(template_or_source: JsValue, options: Option<String>) -> Result<String, JsValue> {
     Ok(parse_setup(&template_or_source, options)?.1)
 }
 
@@ -140,7 +149,7 @@ pub fn generation_prompt(template_or_source: JsValue, options: JsValue) -> Resul
 /// Throws a `Parse` error (with `offset`) only when `isPartial` is false and the output ends inside a
 /// tool call.
 #[wasm_bindgen(js_name = parseOutput)]
-pub fn parse_output(template_or_source: JsValue, text: &str, options: JsValue) -> Result<JsValue, JsValue> {
+pub fn parse_output(template_or_source: JsValue, text: &str, options: Option<String>) -> Result<JsValue, JsValue> {
     let (t, gp, opts) = parse_setup(&template_or_source, options)?;
     if let Some(d) = declared::declared_for(&template_or_source) {
         let mut p = js(crate::response_template::declared_stream_parser(d, &gp, &opts))?;
@@ -148,7 +157,7 @@ pub fn parse_output(template_or_source: JsValue, text: &str, options: JsValue) -
         js(p.finish())?;
         return to_js(&p.message().to_json(opts.reasoning_field));
     }
-    let msg = js(crate::parse::parse_output(t.analysis(), &gp, text, &opts))?;
+    let msg = js(crate::parse::parse_output(js(t.analysis())?, &gp, text, &opts))?;
     to_js(&msg.to_json(opts.reasoning_field))
 }
 
@@ -162,23 +171,23 @@ pub fn verify_template(template_or_source: JsValue) -> Result<JsValue, JsValue> 
 /// transformers' `parse_response`: parse `text` with a declared `response_template` object;
 /// returns the message dict exactly as transformers builds it. Options: `{prefix, tools}`.
 #[wasm_bindgen(js_name = parseResponse)]
-pub fn parse_response(text: &str, response_template: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+pub fn parse_response(text: &str, response_template: &str, options: Option<String>) -> Result<JsValue, JsValue> {
     #[derive(serde::Deserialize, Default)]
     #[serde(default, deny_unknown_fields)]
     struct Opts {
         prefix: String,
         tools: Vec<serde_json::Value>,
     }
-    let rt: serde_json::Value = from_js(response_template, "responseTemplate")?;
-    let opts: Opts = from_js_opt(options, "options")?;
+    let rt: serde_json::Value = from_json(response_template, "responseTemplate")?;
+    let opts: Opts = from_json_opt(options, "options")?;
     to_js(&js(crate::response_template::parse_response(text, &rt, &opts.prefix, &opts.tools))?)
 }
 
 /// The analysis as a Hugging Face `response_template`: `{responseTemplate, losses}`.
 #[wasm_bindgen(js_name = responseTemplate)]
-pub fn response_template(template_or_source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+pub fn response_template(template_or_source: JsValue, options: Option<String>) -> Result<JsValue, JsValue> {
     let t = template_arg(&template_or_source)?;
-    let opts: crate::response_template::ResponseTemplateOptions = from_js_opt(options, "options")?;
+    let opts: crate::response_template::ResponseTemplateOptions = from_json_opt(options, "options")?;
     to_js(&js(crate::response_template::response_template(&t, &opts))?)
 }
 
@@ -200,11 +209,11 @@ pub struct JsStreamParser {
 impl JsStreamParser {
     /// `templateOrSource`: a `ChatTemplate` or a template source string; `options`: request options.
     #[wasm_bindgen(constructor)]
-    pub fn new(template_or_source: JsValue, options: JsValue) -> Result<JsStreamParser, JsValue> {
+    pub fn new(template_or_source: JsValue, options: Option<String>) -> Result<JsStreamParser, JsValue> {
         let (t, gp, opts) = parse_setup(&template_or_source, options)?;
         let inner = match declared::declared_for(&template_or_source) {
             Some(d) => js(crate::response_template::declared_stream_parser(d, &gp, &opts))?,
-            None => js(crate::parse::StreamParser::new(t.analysis(), &gp, &opts))?,
+            None => js(crate::parse::StreamParser::new(js(t.analysis())?, &gp, &opts))?,
         };
         Ok(JsStreamParser { inner, _template: t, scratch: Vec::new(), reasoning_field: opts.reasoning_field, regions: Default::default() })
     }
