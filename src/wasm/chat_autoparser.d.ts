@@ -147,8 +147,8 @@ export type Delta =
   | { reasoning_content: string; content?: never; tool_calls?: never }
   | { tool_calls: ToolCallDelta[]; content?: never; reasoning_content?: never }
   /** With `reasoningField: 'reasoning'` or `'thinking'`, reasoning deltas use that key instead. */
-  | { reasoning: string; content?: never; tool_calls?: never }
-  | { thinking: string; content?: never; tool_calls?: never };
+  | { reasoning: string; content?: never; reasoning_content?: never; tool_calls?: never }
+  | { thinking: string; content?: never; reasoning_content?: never; tool_calls?: never };
 
 /** A problem seen in malformed model output (streaming never throws for these). */
 export interface Diagnostic {
