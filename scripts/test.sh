@@ -18,6 +18,8 @@ fi
 cargo test --doc >>"$log" 2>&1 || { echo "doc tests failed"; tail -40 "$log"; exit 1; }
 # The core must not depend on wasm crates when built natively.
 if cargo tree -e normal 2>/dev/null | grep -q wasm-bindgen; then echo "wasm-bindgen leaked into the native build"; exit 1; fi
+echo; echo "== response_template cross-check against transformers' parse_response"
+python3 scripts/response_template_crosscheck.py
 echo; echo "== build wasm"
 bash scripts/build.sh
 echo; echo "== tsc --noEmit (every export, against the shipped declarations)"

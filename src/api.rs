@@ -190,6 +190,46 @@ pub enum ReasoningFormat {
     DeepseekLegacy,
 }
 
+/// The key a message and its deltas give reasoning text: `reasoning_content` (llama.cpp, DeepSeek;
+/// the default), `reasoning` (vLLM ≥ 0.11) or `thinking` (transformers, ollama).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum ReasoningField {
+    #[default]
+    #[serde(rename = "reasoning_content")]
+    ReasoningContent,
+    #[serde(rename = "reasoning")]
+    Reasoning,
+    #[serde(rename = "thinking")]
+    Thinking,
+}
+
+impl ReasoningField {
+    /// The JSON key.
+    pub fn key(self) -> &'static str {
+        match self {
+            ReasoningField::ReasoningContent => "reasoning_content",
+            ReasoningField::Reasoning => "reasoning",
+            ReasoningField::Thinking => "thinking",
+        }
+    }
+
+    /// `value` (a serialized [`Message`] or [`Delta`]) with its reasoning key renamed to this one.
+    pub fn rename(self, value: Value) -> Value {
+        let Value::Object(m) = value else { return value };
+        if self == ReasoningField::ReasoningContent {
+            return Value::Object(m);
+        }
+        Value::Object(m.into_iter().map(|(k, v)| if k == "reasoning_content" { (self.key().to_string(), v) } else { (k, v) }).collect())
+    }
+}
+
+impl Message {
+    /// The message as JSON with reasoning under `field`'s key (`reasoning_content` by default).
+    pub fn to_json(&self, field: ReasoningField) -> Value {
+        field.rename(serde_json::to_value(self).unwrap_or(Value::Null))
+    }
+}
+
 /// `tool_choice`: `"auto"`, `"required"`, `"none"`, or OpenAI's object form
 /// `{type: "function", function: {name}}` (the model must call that tool).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -266,6 +306,8 @@ pub struct RequestOptions {
     pub is_partial: bool,
     /// Extra template context keys.
     pub extra_context: serde_json::Map<String, Value>,
+    /// The key messages and deltas give reasoning (`reasoning_content` | `reasoning` | `thinking`).
+    pub reasoning_field: ReasoningField,
 }
 
 impl Default for RequestOptions {
@@ -282,6 +324,7 @@ impl Default for RequestOptions {
             json_schema: None,
             is_partial: false,
             extra_context: serde_json::Map::new(),
+            reasoning_field: ReasoningField::ReasoningContent,
         }
     }
 }

@@ -23,6 +23,7 @@ mod error;
 mod formats;
 pub mod gbnf;
 mod parse;
+pub mod response_template;
 mod session;
 mod template;
 mod text;

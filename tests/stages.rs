@@ -16,8 +16,9 @@ const STAGES: &[(&str, u8)] = &[
     ("gbnf", 4),
     ("formats", 5),
     ("session", 6),
-    ("wasm", 7),
-    ("lib", 8),
+    ("response_template", 7),
+    ("wasm", 8),
+    ("lib", 9),
 ];
 
 /// Names `lib.rs` re-exports at the crate root, and the module each comes from.

@@ -2,7 +2,9 @@
 import init from 'chat-autoparser/web';
 import nodeInit, {
   version, renderTemplate, ChatTemplate, analyzeTemplate, generationPrompt, parseOutput, StreamParser,
-  buildGrammar, checkGrammar, verifyTemplate,
+  buildGrammar, checkGrammar, verifyTemplate, responseTemplate, parseResponse,
+  type RegionEvent,
+  type HfResponseTemplate, type ResponseTemplateLoss,
   type Analysis, type Message, type Delta, type Grammar, type CheckResult, type VerifyReport, type RequestOptions,
   ChatAutoparserError, type ErrorKind, type Caps, type Diagnostic,
 } from 'chat-autoparser';
@@ -44,7 +46,22 @@ async function main(source: string): Promise<void> {
     diags.length, stopped, g.lazy, g.triggers[0]?.type, r.accepted, r.errorAt, rep.ok, rep.results[0]?.name);
 }
 
+async function derived(source: string): Promise<void> {
+  await init();
+  const d = responseTemplate(source, { reasoningField: 'thinking' });
+  const rt: HfResponseTemplate = d.responseTemplate;
+  const losses: ResponseTemplateLoss[] = d.losses;
+  console.log(Object.keys(rt.fields), losses.map((l) => `${l.feature}:${l.severity}`));
+  const declared = new ChatTemplate({ chat_template: source, response_template: rt }, { responseTemplate: rt });
+  const dict: Record<string, unknown> = parseResponse('x', rt, { prefix: '', tools: [] });
+  const p = new StreamParser(declared, { reasoningField: 'thinking' });
+  const { deltas, events }: { deltas: Delta[]; events: RegionEvent[] } = p.pushEvents('x');
+  const last = p.finishEvents();
+  console.log(dict, deltas.length, events[0]?.type, last.events.length, declared.responseTemplate?.fields);
+}
+
 main('').catch(() => {});
+derived('').catch(() => {});
 
 export function withDiagnostics(t: ChatTemplate): number {
   const r = parseOutput(t, 'x', { diagnostics: true });

@@ -7,6 +7,8 @@
 //! chat-autoparser parse FILE.jinja OUTPUT.txt [--tools T.json] [--options O.json] [--stream N]
 //!                                                    parse model output (or stream it in N-byte chunks)
 //! chat-autoparser render FILE.jinja [CONTEXT.json]   render once (default: one user message)
+//! chat-autoparser response-template FILE.jinja [--json]
+//!                                                    the analysis as a transformers response_template
 //! chat-autoparser version
 //! ```
 
@@ -19,6 +21,7 @@ const USAGE: &str = "usage:
   chat-autoparser grammar FILE.jinja --tools TOOLS.json [--options OPTIONS.json] [--json]
   chat-autoparser parse FILE.jinja OUTPUT.txt [--tools TOOLS.json] [--options OPTIONS.json] [--stream N]
   chat-autoparser render FILE.jinja [CONTEXT.json]
+  chat-autoparser response-template FILE.jinja [--json]
   chat-autoparser version";
 
 fn main() -> ExitCode {
@@ -149,6 +152,20 @@ fn run(args: &[String]) -> Result<(), String> {
                 None => serde_json::json!({"messages": [{"role": "user", "content": "Hello"}], "add_generation_prompt": true}),
             };
             print!("{}", t.render(&ctx).map_err(|e| e.to_string())?);
+            Ok(())
+        }
+        Some("response-template") if positional.len() >= 2 => {
+            let t = template(positional[1])?;
+            let d = chat_autoparser::response_template::response_template(&t, &Default::default()).map_err(|e| e.to_string())?;
+            if flag(args, "--json") {
+                println!("{}", serde_json::to_string_pretty(&d).map_err(|e| e.to_string())?);
+            } else {
+                // The template on stdout (ready for tokenizer_config.json); what it loses on stderr.
+                println!("{}", serde_json::to_string_pretty(&d.response_template).map_err(|e| e.to_string())?);
+                for l in &d.losses {
+                    eprintln!("# {} ({}): {}", l.feature, l.severity, l.detail);
+                }
+            }
             Ok(())
         }
         Some("version") => {

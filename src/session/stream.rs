@@ -69,6 +69,25 @@ impl StreamParser {
         Ok(parser)
     }
 
+    /// A parser over any [`OutputParser`] (e.g. a declared response template), with the deltas
+    /// its construction produced (from the prompt).
+    pub fn with_parser(inner: Box<dyn OutputParser>, mut initial: Vec<Delta>, options: &RequestOptions) -> StreamParser {
+        let mut parser = StreamParser {
+            inner,
+            message: Message::default(),
+            is_partial: options.is_partial,
+            initial: Vec::new(),
+            failed: None,
+            finished: false,
+            unreturned: Vec::new(),
+            ids: CallIds::new(&options.messages),
+            inline_reasoning: false,
+        };
+        parser.accept(&mut initial);
+        parser.initial = initial;
+        parser
+    }
+
     /// Consume a chunk of model output; returns the deltas it completed.
     pub fn push(&mut self, chunk: &str) -> Vec<Delta> {
         let mut out = Vec::new();

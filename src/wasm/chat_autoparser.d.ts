@@ -98,6 +98,8 @@ export interface RequestOptions {
   enableThinking?: boolean;
   /** `none` keeps reasoning (with its markers) in content. Default `auto`. */
   reasoningFormat?: 'none' | 'auto' | 'deepseek' | 'deepseek-legacy';
+  /** The key messages and deltas give reasoning text (default `reasoning_content`). */
+  reasoningField?: 'reasoning_content' | 'reasoning' | 'thinking';
   parallelToolCalls?: boolean;
   toolChoice?: 'auto' | 'required' | 'none' | { type: 'function'; function: { name: string } };
   /** Response-format JSON schema: the answer is JSON. */
@@ -120,7 +122,10 @@ export interface ToolCall {
 export interface Message {
   role: 'assistant';
   content: string | null;
+  /** Reasoning text; under `reasoning` or `thinking` instead when `reasoningField` says so. */
   reasoning_content: string | null;
+  reasoning?: string | null;
+  thinking?: string | null;
   tool_calls?: ToolCall[];
 }
 
@@ -140,7 +145,10 @@ export interface ToolCallDelta {
 export type Delta =
   | { content: string; reasoning_content?: never; tool_calls?: never }
   | { reasoning_content: string; content?: never; tool_calls?: never }
-  | { tool_calls: ToolCallDelta[]; content?: never; reasoning_content?: never };
+  | { tool_calls: ToolCallDelta[]; content?: never; reasoning_content?: never }
+  /** With `reasoningField: 'reasoning'` or `'thinking'`, reasoning deltas use that key instead. */
+  | { reasoning: string; content?: never; reasoning_content?: never; tool_calls?: never }
+  | { thinking: string; content?: never; reasoning_content?: never; tool_calls?: never };
 
 /** A problem seen in malformed model output (streaming never throws for these). */
 export interface Diagnostic {
@@ -255,6 +263,13 @@ export class StreamParser {
    * the error's `deltas` property holds the flushed deltas. `InvalidState` when called twice.
    */
   finish(): Delta[];
+  /**
+   * `push`, plus transformers-style region events (for code written against transformers'
+   * `ResponseParser`). Use `pushEvents`/`finishEvents` for the whole stream to get every event.
+   */
+  pushEvents(chunk: string): { deltas: Delta[]; events: RegionEvent[] };
+  /** `finish`, plus the last region events (the open region closes). */
+  finishEvents(): { deltas: Delta[]; events: RegionEvent[] };
   readonly message: Message;
   readonly diagnostics: Diagnostic[];
   /** True after a stop marker (harmony `<|return|>` / `<|call|>`). */
@@ -272,6 +287,52 @@ export function checkGrammar(gbnf: string, text: string): CheckResult;
 /** Render assistant messages through the template and parse them back. */
 export function verifyTemplate(templateOrSource: TemplateOrSource): VerifyReport;
 
+/** Options of `responseTemplate`. */
+export interface ResponseTemplateOptions {
+  /** Name of the reasoning field in the template (default `thinking`, as transformers reads it). */
+  reasoningField?: 'thinking' | 'reasoning' | 'reasoning_content';
+  /** Use this `start_anchor` instead of the derived one. */
+  startAnchor?: string;
+}
+
+/** One thing the derived response template cannot express. */
+export interface ResponseTemplateLoss {
+  /** e.g. `tools.call_id`, `tools.literal_arguments`, `leniency`. */
+  feature: string;
+  /** `partial`: canonical output still parses; `unsupported`: outputs using the feature do not. */
+  severity: 'partial' | 'unsupported';
+  detail: string;
+}
+
+/** A transformers `response_template` (tokenizer_config.json key), as `parse_response` accepts it. */
+export interface HfResponseTemplate {
+  version?: 1;
+  defaults?: Record<string, unknown>;
+  start_anchor?: string | string[];
+  start_anchor_pattern?: string;
+  fields: Record<string, {
+    open?: string | string[]; open_pattern?: string;
+    close?: string | string[]; close_pattern?: string;
+    content?: 'text' | 'int' | 'float' | 'bool' | 'json' | 'xml-inline' | 'kv-lines';
+    content_args?: Record<string, unknown>;
+    repeats?: boolean; join?: string; optional?: boolean;
+    transform?: unknown; transform_each?: boolean;
+  }>;
+}
+
+/** The template's analysis as a Hugging Face `response_template`, and what it cannot express. */
+export function responseTemplate(
+  templateOrSource: TemplateOrSource,
+  options?: ResponseTemplateOptions,
+): { responseTemplate: HfResponseTemplate; losses: ResponseTemplateLoss[] };
+
+/**
+ * transformers' `parse_response`: the message dict a declared response template gives for `text`
+ * (`prefix`: the rendered prompt, cut after its last `start_anchor`; `tools`: types arguments).
+ * @throws {ChatAutoparserError} `InvalidInput` for a bad template, `Parse` where transformers raises.
+ */
+export function parseResponse(text: string, responseTemplate: HfResponseTemplate, options?: { prefix?: string; tools?: Tool[] }): Record<string, unknown>;
+
 /** The package version. */
 export function version(): string;
 
@@ -282,9 +343,32 @@ export function version(): string;
 export function renderTemplate(source: string, context: RenderContext, options?: RenderOptions): string;
 
 /** A compiled chat template. */
+/** A transformers streaming event. Text regions (`thinking`, `content`) stream clean chunks;
+ * `tool_calls` chunks are argument text (`dirty`), the parsed call comes with `region_close`. */
+export type RegionEvent =
+  | { type: 'region_open'; field: string }
+  | { type: 'region_chunk'; field: string; text: string; dirty: boolean }
+  | { type: 'region_close'; field: string; value: unknown };
+
+/** Options of the `ChatTemplate` constructor: render options, plus a declared response template. */
+export interface ChatTemplateOptions extends RenderOptions {
+  /** Parse this template's output with this Hugging Face `response_template` instead of the analysis. */
+  responseTemplate?: HfResponseTemplate;
+}
+
+/** The two keys of a tokenizer_config.json that matter here. */
+export interface TokenizerConfigLike { chat_template: string; response_template?: HfResponseTemplate; [key: string]: unknown }
+
 export class ChatTemplate {
-  /** @throws {ChatAutoparserError} `TemplateSyntax` with line and column. */
-  constructor(source: string, options?: RenderOptions);
+  /**
+   * A template source, or a tokenizer_config.json-like object (`chat_template` and optionally
+   * `response_template`). With a declared response template, `parseOutput` and `StreamParser`
+   * parse by it (transformers' semantics, streamed with holdback).
+   * @throws {ChatAutoparserError} `TemplateSyntax` with line and column; `InvalidInput` for a bad response template.
+   */
+  constructor(source: string | TokenizerConfigLike, options?: ChatTemplateOptions);
+  /** The declared response template, if any. */
+  readonly responseTemplate: HfResponseTemplate | undefined;
   /** Render with a context. */
   render(context: RenderContext): string;
   /** Capabilities (probed once, then cached). */

@@ -76,6 +76,7 @@ pub fn js<T>(r: crate::Result<T>) -> Result<T, JsValue> {
 #[wasm_bindgen(inline_js = "
 export function content_delta(s) { return { content: s }; }
 export function reasoning_delta(s) { return { reasoning_content: s }; }
+export function keyed_delta(k, s) { return { [k]: s }; }
 export function tool_delta(index, id, name, args) {
   const f = {};
   if (name !== undefined) f.name = name;
@@ -92,15 +93,17 @@ export function one(x) { return [x]; }
 extern "C" {
     fn content_delta(s: &str) -> JsValue;
     fn reasoning_delta(s: &str) -> JsValue;
+    fn keyed_delta(k: &str, s: &str) -> JsValue;
     fn tool_delta(index: u32, id: Option<String>, name: Option<String>, args: Option<String>) -> JsValue;
     fn one(x: JsValue) -> JsValue;
 }
 
-fn delta_to_js(d: &crate::api::Delta) -> JsValue {
-    use crate::api::Delta;
+fn delta_to_js(d: &crate::api::Delta, field: crate::api::ReasoningField) -> JsValue {
+    use crate::api::{Delta, ReasoningField};
     match d {
         Delta::Content(s) => content_delta(s),
-        Delta::Reasoning(s) => reasoning_delta(s),
+        Delta::Reasoning(s) if field == ReasoningField::ReasoningContent => reasoning_delta(s),
+        Delta::Reasoning(s) => keyed_delta(field.key(), s),
         Delta::ToolCall { index, id, name, arguments } => {
             tool_delta(*index as u32, id.clone(), name.clone(), arguments.clone())
         }
@@ -108,14 +111,14 @@ fn delta_to_js(d: &crate::api::Delta) -> JsValue {
 }
 
 /// Deltas as plain JS objects (`[{content}]`, `[{tool_calls: [...]}]`, …).
-pub fn deltas_to_js(deltas: &[crate::api::Delta]) -> JsValue {
+pub fn deltas_to_js(deltas: &[crate::api::Delta], field: crate::api::ReasoningField) -> JsValue {
     match deltas {
         [] => js_sys::Array::new().into(),
-        [d] => one(delta_to_js(d)),
+        [d] => one(delta_to_js(d, field)),
         _ => {
             let out = js_sys::Array::new_with_length(deltas.len() as u32);
             for (i, d) in deltas.iter().enumerate() {
-                out.set(i as u32, delta_to_js(d));
+                out.set(i as u32, delta_to_js(d, field));
             }
             out.into()
         }

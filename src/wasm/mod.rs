@@ -1,6 +1,7 @@
 //! The JS binding: a thin layer over the core. Compiled only for wasm32.
 
 mod convert;
+mod declared;
 mod registry;
 
 use crate::api::RequestOptions;
@@ -67,16 +68,29 @@ fn analysis_with_verified(t: &crate::ChatTemplate) -> Result<JsValue, JsValue> {
 pub struct JsChatTemplate {
     inner: Rc<crate::ChatTemplate>,
     handle: Registered,
+    /// The declared response template, if any (parsing then follows it).
+    declared: Option<(Rc<crate::response_template::CompiledTemplate>, declared::DeclaredEntry)>,
 }
 
 #[wasm_bindgen(js_class = ChatTemplate)]
 impl JsChatTemplate {
     /// Compile a template. Throws on a syntax error (with `line` and `column`).
     #[wasm_bindgen(constructor)]
-    pub fn new(source: &str, options: Option<String>) -> Result<JsChatTemplate, JsValue> {
+    pub fn new(source: &str, options: Option<String>, response_template: Option<String>) -> Result<JsChatTemplate, JsValue> {
+        let declared = response_template.map(|rt| declared::compile(&rt, "responseTemplate")).transpose()?;
         let inner = Rc::new(js(crate::ChatTemplate::new(source, render_options(options)?))?);
         let handle = Registered::new(inner.clone());
-        Ok(JsChatTemplate { inner, handle })
+        let declared = declared.map(|d| (d.clone(), declared::DeclaredEntry::new(handle.id(), d)));
+        Ok(JsChatTemplate { inner, handle, declared })
+    }
+
+    /// The declared response template (as given), or `undefined`.
+    #[wasm_bindgen(getter, js_name = responseTemplate)]
+    pub fn response_template(&self) -> Result<JsValue, JsValue> {
+        match &self.declared {
+            Some((t, _)) => to_js(&t.spec),
+            None => Ok(JsValue::UNDEFINED),
+        }
     }
 
     /// Render with a context object (`messages`, `tools`, `add_generation_prompt`, extras).
@@ -146,8 +160,14 @@ pub fn generation_prompt(template_or_source: JsValue, options: Option<String>) -
 #[wasm_bindgen(js_name = parseOutput)]
 pub fn parse_output(template_or_source: JsValue, text: &str, options: Option<String>) -> Result<JsValue, JsValue> {
     let (t, gp, opts) = parse_setup(&template_or_source, options)?;
+    if let Some(d) = declared::declared_for(&template_or_source) {
+        let mut p = js(crate::response_template::declared_stream_parser(d, &gp, &opts))?;
+        p.push(text);
+        js(p.finish())?;
+        return to_js(&p.message().to_json(opts.reasoning_field));
+    }
     let msg = js(crate::parse_output(js(t.analysis())?, &gp, text, &opts))?;
-    to_js(&msg)
+    to_js(&msg.to_json(opts.reasoning_field))
 }
 
 /// Render assistant messages through the template and parse them back: the template's self-test.
@@ -155,6 +175,29 @@ pub fn parse_output(template_or_source: JsValue, text: &str, options: Option<Str
 pub fn verify_template(template_or_source: JsValue) -> Result<JsValue, JsValue> {
     let t = template_arg(&template_or_source)?;
     to_js(&t.verify())
+}
+
+/// transformers' `parse_response`: parse `text` with a declared `response_template` object;
+/// returns the message dict exactly as transformers builds it. Options: `{prefix, tools}`.
+#[wasm_bindgen(js_name = parseResponse)]
+pub fn parse_response(text: &str, response_template: &str, options: Option<String>) -> Result<JsValue, JsValue> {
+    #[derive(serde::Deserialize, Default)]
+    #[serde(default, deny_unknown_fields)]
+    struct Opts {
+        prefix: String,
+        tools: Vec<serde_json::Value>,
+    }
+    let rt: serde_json::Value = from_json(response_template, "responseTemplate")?;
+    let opts: Opts = from_json_opt(options, "options")?;
+    to_js(&js(crate::response_template::parse_response(text, &rt, &opts.prefix, &opts.tools))?)
+}
+
+/// The analysis as a Hugging Face `response_template`: `{responseTemplate, losses}`.
+#[wasm_bindgen(js_name = responseTemplate)]
+pub fn response_template(template_or_source: JsValue, options: Option<String>) -> Result<JsValue, JsValue> {
+    let t = template_arg(&template_or_source)?;
+    let opts: crate::response_template::ResponseTemplateOptions = from_json_opt(options, "options")?;
+    to_js(&js(crate::response_template::response_template(&t, &opts))?)
 }
 
 /// Streaming parser: `push(chunk)` returns OpenAI `chat.completion.chunk` deltas; `finish()` flushes.
@@ -165,6 +208,10 @@ pub struct JsStreamParser {
     _template: Rc<crate::ChatTemplate>,
     /// Reused for every chunk's deltas (saves an allocation per push).
     scratch: Vec<crate::api::Delta>,
+    /// The key reasoning deltas and the message use.
+    reasoning_field: crate::api::ReasoningField,
+    /// transformers-style region events (`pushEvents` / `finishEvents`).
+    regions: crate::response_template::RegionTracker,
 }
 
 #[wasm_bindgen(js_class = StreamParser)]
@@ -173,8 +220,11 @@ impl JsStreamParser {
     #[wasm_bindgen(constructor)]
     pub fn new(template_or_source: JsValue, options: Option<String>) -> Result<JsStreamParser, JsValue> {
         let (t, gp, opts) = parse_setup(&template_or_source, options)?;
-        let inner = js(crate::StreamParser::new(js(t.analysis())?, &gp, &opts))?;
-        Ok(JsStreamParser { inner, _template: t, scratch: Vec::new() })
+        let inner = match declared::declared_for(&template_or_source) {
+            Some(d) => js(crate::response_template::declared_stream_parser(d, &gp, &opts))?,
+            None => js(crate::StreamParser::new(js(t.analysis())?, &gp, &opts))?,
+        };
+        Ok(JsStreamParser { inner, _template: t, scratch: Vec::new(), reasoning_field: opts.reasoning_field, regions: Default::default() })
     }
 
     /// Consume a chunk; returns the deltas it completed (often none while a marker may be starting).
@@ -182,27 +232,64 @@ impl JsStreamParser {
     pub fn push(&mut self, chunk: &str) -> JsValue {
         self.scratch.clear();
         self.inner.push_into(chunk, &mut self.scratch);
-        convert::deltas_to_js(&self.scratch)
+        convert::deltas_to_js(&self.scratch, self.reasoning_field)
     }
 
     /// End of output: returns the remaining deltas. With `isPartial: false`, output that ends inside a
     /// tool call throws a `Parse` error with `offset`; its `deltas` property holds the flushed deltas.
     pub fn finish(&mut self) -> Result<JsValue, JsValue> {
         match self.inner.finish() {
-            Ok(deltas) => Ok(convert::deltas_to_js(&deltas)),
+            Ok(deltas) => Ok(convert::deltas_to_js(&deltas, self.reasoning_field)),
             Err(e) => {
                 let err = convert::to_js_error(e);
-                let deltas = convert::deltas_to_js(&self.inner.take_failed_deltas());
+                let deltas = convert::deltas_to_js(&self.inner.take_failed_deltas(), self.reasoning_field);
                 let _ = js_sys::Reflect::set(&err, &JsValue::from_str("deltas"), &deltas);
                 Err(err)
             }
         }
     }
 
+    /// `push` that also returns transformers-style region events: `{deltas, events}` with events
+    /// `region_open` / `region_chunk` (`dirty`) / `region_close` for `thinking` / `content` / `tool_calls`.
+    #[wasm_bindgen(js_name = pushEvents)]
+    pub fn push_events(&mut self, chunk: &str) -> Result<JsValue, JsValue> {
+        self.scratch.clear();
+        self.inner.push_into(chunk, &mut self.scratch);
+        let mut events = Vec::new();
+        self.regions.feed(&self.scratch, &mut events);
+        self.deltas_and_events(events)
+    }
+
+    /// `finish` that also returns the last region events (the open region closes).
+    #[wasm_bindgen(js_name = finishEvents)]
+    pub fn finish_events(&mut self) -> Result<JsValue, JsValue> {
+        let deltas = match self.inner.finish() {
+            Ok(d) => d,
+            Err(e) => {
+                let err = convert::to_js_error(e);
+                let deltas = convert::deltas_to_js(&self.inner.take_failed_deltas(), self.reasoning_field);
+                let _ = js_sys::Reflect::set(&err, &JsValue::from_str("deltas"), &deltas);
+                return Err(err);
+            }
+        };
+        self.scratch = deltas;
+        let mut events = Vec::new();
+        self.regions.feed(&self.scratch, &mut events);
+        self.regions.finish(&mut events);
+        self.deltas_and_events(events)
+    }
+
+    fn deltas_and_events(&self, events: Vec<crate::response_template::RegionEvent>) -> Result<JsValue, JsValue> {
+        let out = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&out, &JsValue::from_str("deltas"), &convert::deltas_to_js(&self.scratch, self.reasoning_field));
+        let _ = js_sys::Reflect::set(&out, &JsValue::from_str("events"), &to_js(&events)?);
+        Ok(out.into())
+    }
+
     /// The message so far.
     #[wasm_bindgen(getter)]
     pub fn message(&self) -> Result<JsValue, JsValue> {
-        to_js(self.inner.message())
+        to_js(&self.inner.message().to_json(self.reasoning_field))
     }
 
     /// Problems seen in the output so far: `[{offset, message}]`.

@@ -78,6 +78,15 @@ const REQUEST_OPTIONS = {
   jsonSchema: [(v) => v === null || typeof v === 'boolean' || isPlainObject(v), 'a JSON schema object'],
   isPartial: [(v) => typeof v === 'boolean', 'a boolean'],
   extraContext: [isPlainObject, 'an object'],
+  reasoningField: oneOf('reasoning_content', 'reasoning', 'thinking'),
+};
+const RESPONSE_TEMPLATE_OPTIONS = {
+  reasoningField: oneOf('thinking', 'reasoning', 'reasoning_content'),
+  startAnchor: [(v) => typeof v === 'string', 'a string'],
+};
+const PARSE_RESPONSE_OPTIONS = {
+  prefix: [(v) => typeof v === 'string', 'a string'],
+  tools: [Array.isArray, 'an array of tools'],
 };
 // Render options may be null (= default); request options only where the Rust type is optional.
 const NULLABLE = new Set([...Object.keys(RENDER_OPTIONS), 'jsonSchema']);
@@ -278,11 +287,34 @@ function freeObject(map, self, cls) {
 
 class ChatTemplate {
   /** Compile a template. Throws `TemplateSyntax` (with line and column). */
+  /** `source`: the template, or a tokenizer_config.json-like `{chat_template, response_template?}`;
+   * `options.responseTemplate`: a declared Hugging Face response template to parse by. */
   constructor(source, options) {
+    let declared;
+    if (isPlainObject(source)) {
+      ({ source, declared } = userCode('source', () => ({ source: source.chat_template, declared: source.response_template })));
+      if (typeof source !== 'string') throw invalid(`source.chat_template: expected a string (resolve a named-template list first), got ${describe(source)}`);
+    }
     needString(source, 'source');
+    if (isPlainObject(options) && userCode('options', () => Object.prototype.hasOwnProperty.call(options, 'responseTemplate'))) {
+      const { responseTemplate, ...rest } = userCode('options', () => ({ ...options }));
+      if (responseTemplate !== undefined && responseTemplate !== null) declared = responseTemplate;
+      options = rest;
+    }
+    let rt;
+    if (declared !== undefined && declared !== null) {
+      if (!isPlainObject(declared)) throw invalid(`responseTemplate: expected a response_template object, got ${describe(declared)}`);
+      rt = userCode('responseTemplate', () => toJson(declared, 'responseTemplate'));
+    }
     const opts = optionsJson(options, RENDER_OPTIONS);
-    const r = guarded([], () => new raw.ChatTemplate(source, opts), { source });
+    const r = guarded([], () => new raw.ChatTemplate(source, opts, rt), { source });
     templates.set(this, { raw: r, broken: null, source });
+  }
+
+  /** The declared response template, or undefined. */
+  get responseTemplate() {
+    const s = stateOf(templates, this, 'ChatTemplate', 'responseTemplate');
+    return guarded([s], () => s.raw.responseTemplate, s);
   }
 
   render(context) {
@@ -353,6 +385,40 @@ class StreamParser {
       return before.length === 0 ? rest : before.concat(rest);
     } catch (e) {
       if (before.length > 0 && Array.isArray(e.deltas)) e.deltas = before.concat(e.deltas);
+      throw e;
+    }
+  }
+
+  /** `push`, plus transformers-style region events: `{ deltas, events }`. */
+  pushEvents(chunk) {
+    const s = stateOf(parsers, this, 'StreamParser', 'pushEvents');
+    needString(chunk, 'chunk');
+    if (s.finished) throw invalidState('StreamParser.pushEvents: the parser is finished (push after finish() would lose the text)');
+    let text = s.pending === '' ? chunk : s.pending + chunk;
+    s.pending = '';
+    if (text.length > 0 && isHigh(text.charCodeAt(text.length - 1))) {
+      s.pending = text.slice(-1);
+      text = text.slice(0, -1);
+    }
+    if (text === '') return { deltas: [], events: [] };
+    s.text.add(text);
+    return guarded([s], () => s.raw.pushEvents(text));
+  }
+
+  /** `finish`, plus the last region events (the open region closes). */
+  finishEvents() {
+    const s = stateOf(parsers, this, 'StreamParser', 'finishEvents');
+    if (s.finished) throw invalidState('StreamParser.finishEvents: the parser is already finished');
+    const tail = s.pending;
+    s.pending = '';
+    if (tail !== '') s.text.add(tail);
+    const before = tail === '' ? { deltas: [], events: [] } : guarded([s], () => s.raw.pushEvents(tail));
+    s.finished = true;
+    try {
+      const rest = guarded([s], () => s.raw.finishEvents(), s);
+      return { deltas: before.deltas.concat(rest.deltas), events: before.events.concat(rest.events) };
+    } catch (e) {
+      if (before.deltas.length > 0 && Array.isArray(e.deltas)) e.deltas = before.deltas.concat(e.deltas);
       throw e;
     }
   }
@@ -450,11 +516,27 @@ function verifyTemplate(templateOrSource) {
   return guarded([t.state], () => raw.verifyTemplate(t.arg), t);
 }
 
+/** The template's analysis as a Hugging Face `response_template`: `{ responseTemplate, losses }`. */
+function responseTemplate(templateOrSource, options) {
+  const t = templateArg(templateOrSource);
+  const opts = optionsJson(options, RESPONSE_TEMPLATE_OPTIONS);
+  return guarded([t.state], () => raw.responseTemplate(t.arg, opts), t);
+}
+
+/** transformers' `parse_response` with a declared response template: the message dict. */
+function parseResponse(text, template, options) {
+  needString(text, 'text');
+  if (!isPlainObject(template)) throw invalid(`responseTemplate: expected a response_template object, got ${describe(template)}`);
+  const rt = userCode('responseTemplate', () => toJson(template, 'responseTemplate'));
+  const opts = optionsJson(options, PARSE_RESPONSE_OPTIONS);
+  return guarded([], () => raw.parseResponse(text, rt, opts));
+}
+
 function version() {
   return guarded([], () => raw.version());
 }
 
 const API = {
   ChatTemplate, StreamParser, ChatAutoparserError, renderTemplate, analyzeTemplate, generationPrompt, parseOutput,
-  buildGrammar, checkGrammar, verifyTemplate, version, init,
+  buildGrammar, checkGrammar, verifyTemplate, responseTemplate, parseResponse, version, init,
 };
