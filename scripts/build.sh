@@ -13,4 +13,5 @@ cp src/wasm/index.mjs pkg/node/index.mjs
 cp src/wasm/chat_autoparser.d.ts pkg/node/chat_autoparser.d.ts
 cat src/wasm/chat_autoparser.d.ts src/wasm/web-init.d.ts > pkg/web/chat_autoparser.d.ts   # + default init()
 rm -rf www/pkg && mkdir -p www/pkg && cp -r pkg/web/chat_autoparser.js pkg/web/chat_autoparser_bg.wasm pkg/web/snippets www/pkg/
+node scripts/playground-templates.mjs   # www/templates/: the picker's list
 printf 'built: pkg/node, pkg/web, www/pkg (%s bytes wasm)\n' "$(wc -c < pkg/web/chat_autoparser_bg.wasm)"

@@ -74,19 +74,6 @@ export function errorText(e) {
   return `${e.kind ? `${e.kind}: ` : ''}${msg}${loc}`;
 }
 
-/** UTF-8 byte offset (what the wasm API reports) → JS string index. */
-export function byteToIndex(text, byteOffset) {
-  let bytes = 0;
-  let i = 0;
-  for (const ch of text) {
-    if (bytes >= byteOffset) return i;
-    const cp = ch.codePointAt(0);
-    bytes += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-    i += ch.length;
-  }
-  return text.length;
-}
-
 /** Pretty JSON for display. */
 export const pretty = (v) => JSON.stringify(v, null, 2);
 
@@ -107,8 +94,10 @@ export async function copyText(text) {
   }
 }
 
-/** Debounce a function by `ms`. */
+/** Debounce a function by `ms`; `.pending()` tells whether a call is waiting. */
 export function debounce(fn, ms) {
-  let t;
-  return (...a) => { clearTimeout(t); t = setTimeout(() => fn(...a), ms); };
+  let t = null;
+  const run = (...a) => { clearTimeout(t); t = setTimeout(() => { t = null; fn(...a); }, ms); };
+  run.pending = () => t !== null;
+  return run;
 }

@@ -1,7 +1,8 @@
 // The wasm runs here, off the main thread, so analysing a large template never freezes the page.
 // Protocol: main posts {id, op, args}; the worker answers {id, ok: true, result} or {id, ok: false, error}.
 import init, * as api from './pkg/chat_autoparser.js';
-import { grammarStart, byteLength } from './triggers.js';
+import { grammarStart } from './triggers.js';
+import { apiOffsetToIndex } from './offsets.js';
 
 const ready = init();
 
@@ -72,17 +73,66 @@ let stream = null;
 
 /**
  * Check a model output against a grammar the way llama.cpp applies it: from the first trigger of a lazy
- * grammar on. Offsets in the answer are UTF-8 bytes into the whole output.
+ * grammar on. Positions in the answer (start, errorAt) are JS string indices into the whole output.
  */
 function checkOutput(grammar, output) {
   const { start, trigger, errors } = grammarStart(grammar, output);
   if (start < 0) return { accepted: true, untriggered: true, start: null, trigger: null, errors };
-  const skip = byteLength(output.slice(0, start));
-  const r = api.checkGrammar(grammar.gbnf, output.slice(start));
+  const rest = output.slice(start);
+  const r = api.checkGrammar(grammar.gbnf, rest);
   return {
-    accepted: r.accepted, errorAt: r.errorAt === undefined || r.errorAt === null ? undefined : r.errorAt + skip,
-    start: skip, trigger, errors,
+    accepted: r.accepted, errorAt: r.errorAt === undefined || r.errorAt === null ? undefined : start + apiOffsetToIndex(rest, r.errorAt),
+    start, trigger, errors,
   };
+}
+
+/** Code-point chunks of about `size` code points (a chunk never splits a surrogate pair). */
+function chunks(text, size) {
+  const cps = Array.from(text);
+  const out = [];
+  for (let i = 0; i < cps.length; i += size) out.push(cps.slice(i, i + size).join(''));
+  return out;
+}
+
+// Outputs up to this many code points are streamed one code point at a time for exact delta positions.
+const FINE_LIMIT = 20000;
+
+/**
+ * Parse an output the streaming way, recording where each delta was emitted: {events: [{delta, at}]
+ * (at = JS index of the output read so far), message, diagnostics (with JS `index` added), stopped,
+ * error, whole (parseOutput's message when it differs, for the consistency check)}.
+ */
+function parseStreamed(source, request, text) {
+  const p = new api.StreamParser(template(source), request);
+  const events = [];
+  let at = 0;
+  let error = null;
+  try {
+    const n = Array.from(text).length;
+    for (const c of chunks(text, Math.max(1, Math.ceil(n / FINE_LIMIT)))) {
+      at += c.length;
+      for (const delta of p.push(c)) events.push({ delta, at });
+    }
+    try {
+      for (const delta of p.finish()) events.push({ delta, at: text.length });
+    } catch (e) {
+      error = serialize(e);
+      for (const delta of e.deltas || []) events.push({ delta, at: text.length });
+    }
+    const diagnostics = (p.diagnostics || []).map((d) => ({ ...d, index: apiOffsetToIndex(text, d.offset) }));
+    const message = p.message;
+    let whole = null;
+    if (!error && typeof api.parseOutput === 'function') {
+      try {
+        const w = api.parseOutput(template(source), text, request);
+        if (JSON.stringify(w) !== JSON.stringify(message)) whole = w;
+      } catch (e) { whole = { error: serialize(e) }; }
+    }
+    if (error && error.offset !== undefined) error.index = apiOffsetToIndex(text, error.offset);
+    return { events, message, diagnostics, stopped: p.stopped, error, whole };
+  } finally {
+    p.free?.();
+  }
 }
 
 const ops = {
@@ -99,7 +149,18 @@ const ops = {
     return { caps, analysis, ms: performance.now() - t0 };
   },
 
-  render: ({ source, context }) => template(source).render(context),
+  /**
+   * The prompt. With `continueFinal`, the conversation ends in an assistant prefill that the output
+   * continues: as Hugging Face's continue_final_message, the render is cut after the prefill's last occurrence.
+   */
+  render({ source, context, continueFinal }) {
+    const text = template(source).render(context);
+    const last = context.messages?.at(-1);
+    const prefill = continueFinal ? [last?.content, last?.reasoning_content].find((s) => typeof s === 'string' && s.trim()) : '';
+    if (!prefill) return text;
+    const at = text.lastIndexOf(prefill.trim());
+    return at < 0 ? text : text.slice(0, at + prefill.trim().length);
+  },
 
   grammar({ source, request, output }) {
     need('buildGrammar');
@@ -117,14 +178,14 @@ const ops = {
     return checkOutput(grammar, output);
   },
 
-  verify({ source, request }) {
+  verify({ source }) {
     need('verifyTemplate');
-    return api.verifyTemplate(source, request);
+    return api.verifyTemplate(template(source));
   },
 
   fixtures({ source, request }) {
     if (typeof api.verifyTemplate === 'function') {
-      const v = api.verifyTemplate(source, request);
+      const v = api.verifyTemplate(template(source));
       return (v.results || []).filter((r) => typeof r.output === 'string')
         .map((r) => ({ name: r.name, ok: r.ok, output: r.output, hasToolCalls: !!r.expected?.tool_calls?.length }));
     }
@@ -134,6 +195,11 @@ const ops = {
   parse({ source, request, text }) {
     need('parseOutput');
     return api.parseOutput(template(source), text, request);
+  },
+
+  parseStreamed({ source, request, text }) {
+    need('StreamParser');
+    return parseStreamed(source, request, text);
   },
 
   streamStart({ source, request }) {

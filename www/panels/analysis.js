@@ -18,6 +18,28 @@ const MODES = [['reasoning', 'mode'], ['content', 'mode'], ['tools', 'format', '
 
 const get = (obj, path) => path.reduce((o, k) => (o && typeof o === 'object' ? o[k] : undefined), obj);
 
+/** Every non-empty marker string of an analysis, with its field path: [{value, field}]. */
+export function markerStrings(a) {
+  if (!a) return [];
+  return MARKERS.map((p) => ({ value: get(a, p), field: p.join('.') })).filter((m) => typeof m.value === 'string' && m.value);
+}
+
+// A probe variant the template refused to render (e.g. an empty conversation): expected for templates
+// that validate their input, and the analysis carries on without it. Shown apart from real problems.
+const PROBE_REJECTED = /: render failed \(/;
+
+function diagnosticsView(diags) {
+  if (!Array.isArray(diags) || !diags.length) return null;
+  const rejected = diags.filter((d) => typeof d === 'string' && PROBE_REJECTED.test(d));
+  const other = diags.filter((d) => !rejected.includes(d));
+  return [
+    list('Diagnostics', other, 'diag'),
+    rejected.length ? h('details', { class: 'probe-notes' },
+      h('summary', {}, `${rejected.length} probe render${rejected.length > 1 ? 's' : ''} the template refused (the analysis did without them)`),
+      h('ul', { class: 'diag muted' }, rejected.map((d) => h('li', {}, d)))) : null,
+  ];
+}
+
 function capsChips(caps) {
   if (!caps || typeof caps !== 'object') return note('no capabilities reported');
   return h('div', { class: 'chips', id: 'caps' }, Object.entries(caps).map(([k, v]) =>
@@ -76,7 +98,8 @@ export function renderAnalysis(el, res, { version, showEmpty = false, onToggleEm
   }
   const handler = h('div', { class: 'kv' },
     h('span', { class: 'k' }, 'handler'), h('span', { class: 'badge strong', id: 'handler' }, String(a.handler)),
-    h('span', { class: `badge ${a.analysisComplete ? 'okb' : 'warnb'}` }, a.analysisComplete ? 'analysis complete' : 'analysis incomplete'),
+    h('span', { class: `badge ${a.analysisComplete ? '' : 'warnb'}`, title: 'every analysis step ran; whether its result round-trips is the badge at the top' },
+      a.analysisComplete ? 'analysis complete' : 'analysis incomplete'),
     h('span', { class: 'muted' }, `${res.ms.toFixed(0)} ms`));
   const modes = h('div', { class: 'kv', id: 'modes' }, MODES.map((p) =>
     [h('span', { class: 'k' }, p.join('.')), h('span', { class: 'badge' }, String(get(a, p) ?? '—'))]));
@@ -89,6 +112,6 @@ export function renderAnalysis(el, res, { version, showEmpty = false, onToggleEm
     h('h3', {}, 'Capabilities'), capsChips(a.caps || res.caps),
     h('div', { class: 'row between' }, h('h3', {}, 'Markers'), empty), markerTable(a, showEmpty),
     flags(a), preserved,
-    list('Workarounds applied', a.workarounds), list('Diagnostics', a.diagnostics, 'diag'),
+    list('Workarounds applied', a.workarounds), diagnosticsView(a.diagnostics),
     h('details', {}, h('summary', {}, 'Raw analysis JSON'), h('pre', {}, pretty({ ...a, diffs: `[${(a.diffs || []).length} diffs]` }))));
 }

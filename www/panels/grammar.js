@@ -1,18 +1,17 @@
 // Grammar panel: GBNF (with copy), lazy triggers, preserved tokens, and whether the sample output is
 // accepted (from the first trigger on, for a lazy grammar), with the first rejected character highlighted.
-import { h, ws, fill, note, errorText, byteToIndex, copyText } from '../show.js';
-import { byteLength } from '../triggers.js';
+import { h, ws, fill, note, errorText, copyText } from '../show.js';
 
 /** Free text before the trigger (faint), then the constrained part. */
 function freePart(output, check) {
   if (!check.start) return null;
-  const at = byteToIndex(output, check.start);
+  const at = check.start;
   return h('span', { class: 'g-free', title: 'before the trigger: not constrained by the grammar' }, ws(output.slice(0, at)));
 }
 
 /**
  * The acceptance verdict for `output` under `check` ({accepted, errorAt, start, trigger, untriggered,
- * errors}; offsets are UTF-8 bytes into the whole output).
+ * errors}; positions are JS string indices into the whole output).
  */
 export function acceptance(check, checkError, output) {
   if (checkError) return h('div', { class: 'error', id: 'accept' }, `checkGrammar failed: ${errorText(checkError)}`);
@@ -20,22 +19,22 @@ export function acceptance(check, checkError, output) {
   if (!output) return h('div', { class: 'note', id: 'accept' }, 'Paste or generate a model output to check it against the grammar.');
   const warn = (check.errors || []).map((e) => h('div', { class: 'muted' }, e));
   const from = check.trigger
-    ? h('div', { class: 'muted' }, 'lazy grammar: applied from trigger ', ws(check.trigger.value), ` (byte ${check.start}); the faint text before it is free`)
+    ? h('div', { class: 'muted' }, 'lazy grammar: applied from trigger ', ws(check.trigger.value), ` (position ${check.start}); the faint text before it is free`)
     : null;
   if (check.untriggered) {
     return h('div', { class: 'ok', id: 'accept' }, '✓ no trigger occurs in the output: the lazy grammar never activates (plain text)', warn);
   }
   if (check.accepted) {
     return h('div', { class: 'ok', id: 'accept' }, '✓ the sample output is accepted by the grammar', from, warn,
-      check.start ? h('pre', { class: 'vis-block' }, freePart(output, check), ws(output.slice(byteToIndex(output, check.start)), 'g-ok')) : null);
+      check.start ? h('pre', { class: 'vis-block' }, freePart(output, check), ws(output.slice(check.start), 'g-ok')) : null);
   }
-  const begin = byteToIndex(output, check.start || 0);
-  const at = byteToIndex(output, check.errorAt ?? byteLength(output));
+  const begin = check.start || 0;
+  const at = check.errorAt ?? output.length;
   const bad = Array.from(output.slice(at))[0] || '';
   const line = output.slice(0, at).split('\n').length;
   return h('div', { class: 'error', id: 'accept' },
-    bad ? `✗ rejected at byte ${check.errorAt} (line ${line}): the first character no rule allows is highlighted`
-      : `✗ rejected: the output ends before the grammar is satisfied (byte ${check.errorAt})`,
+    bad ? `✗ rejected at position ${check.errorAt} (line ${line}): the first character no rule allows is highlighted`
+      : `✗ rejected: the output ends before the grammar is satisfied (position ${check.errorAt})`,
     from, warn,
     h('pre', { class: 'vis-block' }, freePart(output, check), at > begin ? ws(output.slice(begin, at), 'g-ok') : null,
       bad ? ws(bad, 'g-bad', true) : h('span', { class: 'g-bad' }, '▮ end'),

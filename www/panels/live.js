@@ -1,6 +1,8 @@
 // Live parse: feed the sample output to a StreamParser (in the worker) chunk by chunk, showing each delta,
 // the message filling in, and the final message compared with a whole-text parse.
-import { $, h, ws, fill, note, pretty, errorText, byteToIndex } from '../show.js';
+import { $, h, ws, fill, note, pretty, errorText } from '../show.js';
+import { apiOffsetToIndex } from '../offsets.js';
+import { diagnosticList } from './parsed.js';
 
 const LOG_LIMIT = 400; // DOM rows kept in the delta log (the count keeps going)
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -15,7 +17,7 @@ export function chunkText(text, size) {
 }
 
 export class LivePlayer {
-  /** ctx: {client, source(), request(), output(), features()} */
+  /** ctx: {client, source(), request(), output(), features(), editor()} */
   constructor(ctx) {
     this.ctx = ctx;
     $('play').addEventListener('click', () => (this.playing ? this.pause() : this.play()));
@@ -148,20 +150,10 @@ export class LivePlayer {
   }
 
   diagnostics(diags, stopped) {
-    const items = (diags || []).map((d) => h('li', {},
-      h('button', { class: 'small secondary', title: 'select this place in the Model output box', onclick: () => this.select(d.offset) },
-        `byte ${d.offset}`), ` ${d.message}`));
-    fill($('live-diag'),
-      items.length ? h('div', { class: 'error' }, 'Diagnostics', h('ul', { class: 'diag' }, items)) : null,
+    const text = this.ctx.output();
+    const list = (diags || []).map((d) => ({ ...d, index: apiOffsetToIndex(text, d.offset) }));
+    fill($('live-diag'), diagnosticList(list, text, this.ctx.editor(), 'live-diags'),
       stopped ? note('The parser stopped: it saw the end of the message; later text is ignored.') : null);
-  }
-
-  /** Select the character at a UTF-8 byte offset in the output box. */
-  select(offset) {
-    const ta = $('output');
-    const at = byteToIndex(ta.value, offset);
-    ta.focus();
-    ta.setSelectionRange(at, Math.min(ta.value.length, at + 1));
   }
 
   /** Show the final message and whether a whole-text parse agrees with the streamed one. */

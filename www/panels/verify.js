@@ -5,7 +5,7 @@ import { h, ws, fill, note, pretty, errorText } from '../show.js';
 function row(r, onUse) {
   const use = h('button', { class: 'small secondary', title: 'use this output in the Model output box' }, 'use output');
   use.addEventListener('click', () => onUse?.(r.output));
-  return h('details', { class: `verify-item ${r.ok ? '' : 'bad'}` },
+  return h('details', { class: `verify-item ${r.ok ? '' : 'bad'}`, id: `verify-${r.name}` },
     h('summary', {}, h('span', { class: `badge ${r.ok ? 'okb' : 'warnb'}` }, r.ok ? '✓ ok' : '✗ fail'), ' ',
       h('strong', {}, r.name), r.error ? h('span', { class: 'muted' }, ` — ${errorText(r.error)}`) : null),
     h('div', { class: 'row between' }, h('h3', {}, 'Rendered output'), typeof r.output === 'string' ? use : null),
