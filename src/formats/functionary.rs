@@ -9,9 +9,9 @@
 use super::call_args::CallArgs;
 use super::{prefilled, Format};
 use crate::analysis::Analysis;
-use crate::api::{Delta, Diagnostic, ReasoningFormat, RequestOptions};
+use crate::api::{Delta, ReasoningFormat, RequestOptions};
 use crate::gbnf::{Expr, Shape, Tool, ToolGrammar, Trigger};
-use crate::parse::drive::{head, Input, Machine, MarkerMachine};
+use crate::parse::drive::{head, machine_parts, Input, Machine, MarkerMachine};
 use crate::parse::emit::{release_after_ws, Diagnostics, Emitter};
 use crate::parse::OutputParser;
 use crate::Result;
@@ -107,13 +107,7 @@ fn is_name_char(c: char) -> bool {
 }
 
 impl Machine for FunctionaryParser {
-    fn input(&mut self) -> &mut Input {
-        &mut self.input
-    }
-
-    fn emitter(&mut self) -> &mut Emitter {
-        &mut self.emit
-    }
+    machine_parts!();
 
     fn settle(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
         let mut result = Ok(());
@@ -145,13 +139,6 @@ impl Machine for FunctionaryParser {
         self.scan_step(rest, markers, at, at_end, out)
     }
 
-    fn diagnostics_mut(&mut self) -> &mut Diagnostics {
-        &mut self.diags
-    }
-
-    fn diagnostic_list(&self) -> &[Diagnostic] {
-        self.diags.list()
-    }
 
     fn stopped(&self) -> bool {
         self.stopped

@@ -13,9 +13,9 @@
 
 use super::{prefilled, Format};
 use crate::analysis::Analysis;
-use crate::api::{Delta, Diagnostic, ReasoningFormat, RequestOptions};
+use crate::api::{Delta, ReasoningFormat, RequestOptions};
 use crate::gbnf::{Expr, Shape, Tool, ToolGrammar, Trigger};
-use crate::parse::drive::{head, next_marker, tail, Input, Machine, MarkerMachine};
+use crate::parse::drive::{head, machine_parts, next_marker, tail, Input, Machine, MarkerMachine};
 use crate::parse::emit::{release_after_ws, Diagnostics, Emitter};
 use crate::parse::json_extent::is_valid_json;
 use crate::parse::OutputParser;
@@ -249,13 +249,7 @@ fn is_content_type(tok: &str) -> bool {
 }
 
 impl Machine for HarmonyParser {
-    fn input(&mut self) -> &mut Input {
-        &mut self.input
-    }
-
-    fn emitter(&mut self) -> &mut Emitter {
-        &mut self.emit
-    }
+    machine_parts!();
 
     fn settle(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
         let mut result = Ok(());
@@ -284,13 +278,6 @@ impl Machine for HarmonyParser {
         self.scan_step(rest, markers, at, at_end, out)
     }
 
-    fn diagnostics_mut(&mut self) -> &mut Diagnostics {
-        &mut self.diags
-    }
-
-    fn diagnostic_list(&self) -> &[Diagnostic] {
-        self.diags.list()
-    }
 
     fn stopped(&self) -> bool {
         self.stopped

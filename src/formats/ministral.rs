@@ -9,9 +9,9 @@
 use super::call_args::CallArgs;
 use super::{prefilled, Format};
 use crate::analysis::Analysis;
-use crate::api::{Delta, Diagnostic, ReasoningFormat, RequestOptions};
+use crate::api::{Delta, ReasoningFormat, RequestOptions};
 use crate::gbnf::{Expr, Shape, Tool, ToolGrammar, Trigger};
-use crate::parse::drive::{head, Input, Machine, MarkerMachine};
+use crate::parse::drive::{head, machine_parts, Input, Machine, MarkerMachine};
 use crate::parse::emit::{release_after_ws, Diagnostics, Emitter};
 use crate::parse::OutputParser;
 use crate::Result;
@@ -83,13 +83,7 @@ fn is_name_char(c: char) -> bool {
 }
 
 impl Machine for MinistralParser {
-    fn input(&mut self) -> &mut Input {
-        &mut self.input
-    }
-
-    fn emitter(&mut self) -> &mut Emitter {
-        &mut self.emit
-    }
+    machine_parts!();
 
     fn settle(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
         let mut result = Ok(());
@@ -123,13 +117,6 @@ impl Machine for MinistralParser {
         self.scan_step(rest, markers, at, at_end, out)
     }
 
-    fn diagnostics_mut(&mut self) -> &mut Diagnostics {
-        &mut self.diags
-    }
-
-    fn diagnostic_list(&self) -> &[Diagnostic] {
-        self.diags.list()
-    }
 }
 
 impl MarkerMachine for MinistralParser {

@@ -196,6 +196,28 @@ impl Input {
     }
 }
 
+/// The four accessors of a [`Machine`] whose parts are the fields `input`, `emit` and `diags`.
+macro_rules! machine_parts {
+    () => {
+        fn input(&mut self) -> &mut $crate::parse::drive::Input {
+            &mut self.input
+        }
+
+        fn emitter(&mut self) -> &mut $crate::parse::emit::Emitter {
+            &mut self.emit
+        }
+
+        fn diagnostics_mut(&mut self) -> &mut $crate::parse::emit::Diagnostics {
+            &mut self.diags
+        }
+
+        fn diagnostic_list(&self) -> &[$crate::api::Diagnostic] {
+            self.diags.list()
+        }
+    };
+}
+pub(crate) use machine_parts;
+
 /// A state machine fed through [`drive`]: implement `input`, `emitter`, `step` and `settle`, get the
 /// chunk loop, the prefill and the end-of-input flush.
 pub trait Machine {

@@ -7,8 +7,8 @@
 //! until its end marker (or, for markers configured with an empty end, until its JSON value ends) and
 //! then emitted whole. Bodies that are not a tool-call JSON are released as content with a diagnostic.
 
-use crate::api::{Delta, Diagnostic, ReasoningFormat};
-use crate::parse::drive::{head, Input, Machine, MarkerMachine};
+use crate::api::{Delta, ReasoningFormat};
+use crate::parse::drive::{head, machine_parts, Input, Machine, MarkerMachine};
 use crate::parse::emit::{Diagnostics, Emitter};
 use crate::parse::json_extent::JsonExtent;
 use crate::{Error, ErrorKind, Result};
@@ -227,13 +227,7 @@ fn parse_calls(body: &str) -> Option<Vec<(String, String, String)>> {
 }
 
 impl Machine for GenericParser {
-    fn input(&mut self) -> &mut Input {
-        &mut self.input
-    }
-
-    fn emitter(&mut self) -> &mut Emitter {
-        &mut self.emit
-    }
+    machine_parts!();
 
     fn settle(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
         let mut result = Ok(());
@@ -261,13 +255,6 @@ impl Machine for GenericParser {
         self.scan_step(rest, &markers, at, at_end, out)
     }
 
-    fn diagnostics_mut(&mut self) -> &mut Diagnostics {
-        &mut self.diags
-    }
-
-    fn diagnostic_list(&self) -> &[Diagnostic] {
-        self.diags.list()
-    }
 }
 
 impl MarkerMachine for GenericParser {

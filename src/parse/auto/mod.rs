@@ -16,11 +16,11 @@
 mod tool;
 
 use super::config::{ParserConfig, ToolConfig};
-use super::drive::{Input, Machine};
+use super::drive::{machine_parts, Input, Machine};
 use super::emit::{Diagnostics, Emitter};
 use super::marker::{Expect, Marker};
 use crate::analysis::{Analysis, ToolFormat};
-use crate::api::{Delta, Diagnostic, ReasoningFormat, RequestOptions};
+use crate::api::{Delta, ReasoningFormat, RequestOptions};
 use crate::text::is_space;
 use crate::{Error, ErrorKind, Result};
 use std::rc::Rc;
@@ -548,13 +548,7 @@ fn floor_boundary(s: &str, mut i: usize) -> usize {
 }
 
 impl Machine for AutoParser {
-    fn input(&mut self) -> &mut Input {
-        &mut self.input
-    }
-
-    fn emitter(&mut self) -> &mut Emitter {
-        &mut self.emit
-    }
+    machine_parts!();
 
     fn step(&mut self, rest: &str, at: usize, at_end: bool, out: &mut Vec<Delta>) -> Option<usize> {
         self.step_once(rest, at, at_end, out)
@@ -574,13 +568,6 @@ impl Machine for AutoParser {
         self.settle_complete(out)
     }
 
-    fn diagnostics_mut(&mut self) -> &mut Diagnostics {
-        &mut self.diags
-    }
-
-    fn diagnostic_list(&self) -> &[Diagnostic] {
-        self.diags.list()
-    }
 
     /// Streaming fast path: in a text state with nothing held back, a chunk holding no byte that
     /// can start one of the text states' markers (reasoning, content wrapper, tool-call triggers)
