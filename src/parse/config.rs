@@ -98,6 +98,9 @@ pub struct ParserConfig {
     pub content_wrap: Option<(Marker, Marker)>,
     /// A tool call inside reasoning ends it (reasoning the template renders only before calls).
     pub reasoning_ends_at_call: bool,
+    /// Thinking is not off: an output that does not open reasoning may still be reasoning up to an
+    /// end marker (its opener missing, rule R5).
+    pub thinking: bool,
     pub tools: Option<ToolConfig>,
 }
 
@@ -130,7 +133,7 @@ impl ParserConfig {
             None
         };
         let reasoning_ends_at_call = r.mode == ReasoningMode::ToolsOnly;
-        ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, tools }
+        ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking, tools }
     }
 }
 

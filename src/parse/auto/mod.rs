@@ -64,6 +64,13 @@ pub struct AutoParser {
     reasoning_started: bool,
     /// Absolute offset up to which the delimiter-reasoning state has searched.
     scanned: usize,
+    /// The delimiter-reasoning state stands in for a missing start marker (rule R5).
+    opener_missing: bool,
+    /// The start of the current reasoning block was checked for a repeated start marker (rule R2).
+    opener_checked: bool,
+    /// A stray reasoning end marker in content, with thinking on, and the whitespace after it: kept
+    /// as content once other text follows, dropped if the output ends here (rule R4).
+    stray_close: Option<(String, String, usize)>,
     call: Call,
     calls: usize,
     in_array: bool,
@@ -90,6 +97,9 @@ impl AutoParser {
             reasoning_ws: String::new(),
             reasoning_started: false,
             scanned: 0,
+            opener_missing: false,
+            opener_checked: false,
+            stray_close: None,
             call: Call::default(),
             calls: 0,
             in_array: false,
@@ -117,7 +127,30 @@ impl AutoParser {
     // ---- emission -------------------------------------------------------------------------
 
     fn emit_content(&mut self, s: &str, out: &mut Vec<Delta>) {
+        if s.is_empty() {
+            return;
+        }
+        if let Some((_, ws, _)) = &mut self.stray_close {
+            if s.chars().all(is_space) {
+                ws.push_str(s);
+                return;
+            }
+            if let Some((marker, ws, at)) = self.stray_close.take() {
+                self.diag(at, format!("stray reasoning end marker {:?} kept as content (rule R4)", marker.trim_matches(is_space)));
+                self.emit.content(&marker, out);
+                self.emit.content(&ws, out);
+            }
+        }
         self.emit.content(s, out);
+    }
+
+    /// End of a complete output: a stray reasoning end marker with only whitespace after it ends a
+    /// reasoning block the model closed twice (llama.cpp drops it too); it is dropped, said so.
+    fn settle_stray_close(&mut self, out: &mut Vec<Delta>) {
+        if let Some((marker, ws, at)) = self.stray_close.take() {
+            self.diag(at, format!("stray reasoning end marker {:?} at the end of the output dropped (rule R4)", marker.trim_matches(is_space)));
+            self.emit.content(&ws, out);
+        }
     }
 
     fn emit_reasoning(&mut self, s: &str, out: &mut Vec<Delta>) {
@@ -278,7 +311,14 @@ impl AutoParser {
                         }
                     }
                 }
-                self.state = State::Content;
+                if self.cfg.thinking {
+                    // Thinking is on but the prompt did not open reasoning: reasoning up to an end
+                    // marker, if one comes before a tool call (rule R5).
+                    self.opener_missing = true;
+                    self.state = State::DelimReasoning;
+                } else {
+                    self.state = State::Content;
+                }
                 Step::Adv(0)
             }
             Expect::NeedMore => Step::Wait,
@@ -292,10 +332,18 @@ impl AutoParser {
         };
         let from = floor_boundary(text, self.scanned.saturating_sub(abs));
         let found = end.find(text.get(from..).unwrap_or("")).map(|(s, e)| (s + from, e + from));
-        let trigger = self.tools().and_then(|t| t.trigger.find(text.get(from..).unwrap_or(""))).map(|(s, _)| s + from);
+        let mut trigger = self.tools().and_then(|t| t.trigger.find(text.get(from..).unwrap_or(""))).map(|(s, _)| s + from);
+        if self.opener_missing {
+            // The model opens reasoning itself later: what came before it is content.
+            let opener = self.cfg.reasoning.as_ref().and_then(|(s, _)| s.find(text.get(from..).unwrap_or(""))).map(|(s, _)| s + from);
+            trigger = trigger.into_iter().chain(opener).min();
+        }
         match found {
             Some((s, e)) if trigger.is_none_or(|t| t >= s) => {
                 let trail = end.trail.clone();
+                if std::mem::take(&mut self.opener_missing) {
+                    self.diag(abs, format!("reasoning without its start marker {:?}, up to its end marker (rule R5)", self.cfg.reasoning.as_ref().map_or("", |(s, _)| s.core.as_str())));
+                }
                 self.emit_reasoning(text.get(..s).unwrap_or(""), out);
                 self.end_reasoning();
                 self.trail = trail;
@@ -304,12 +352,14 @@ impl AutoParser {
             }
             // No end marker before a tool call (or the end of the text): it was content all along.
             _ if trigger.is_some() || eof => {
+                self.opener_missing = false;
                 self.state = State::Content;
                 Step::Adv(0)
             }
             _ => {
                 // Both searches resume where a marker could still be starting.
-                let longest = self.tools().map_or(0, |t| t.trigger.core.len()).max(end.core.len());
+                let opener = self.cfg.reasoning.as_ref().map_or(0, |(s, _)| s.core.len());
+                let longest = self.tools().map_or(0, |t| t.trigger.core.len()).max(end.core.len()).max(opener);
                 self.scanned = abs + text.len().saturating_sub(longest);
                 Step::Wait
             }
@@ -433,8 +483,8 @@ impl AutoParser {
 
     /// Reasoning markers met in content, when one comes before any tool call (`call_at`) or content
     /// wrapper (`wrap_at`): a start marker re-opens reasoning (interleaved thinking; an empty block
-    /// vanishes, see `emit_reasoning`) and a stray end marker is dropped. Both are recognised markers,
-    /// so nothing the model wrote is lost; each leaves a diagnostic except a re-opened block.
+    /// vanishes, see `emit_reasoning`); a stray end marker closes nothing and stays in content as
+    /// written, with a diagnostic (rule R4).
     fn reasoning_in_content(&mut self, text: &str, abs: usize, call_at: Option<usize>, wrap_at: Option<usize>, out: &mut Vec<Delta>) -> Option<Step> {
         let cfg = Rc::clone(&self.cfg);
         let (start, end) = cfg.reasoning.as_ref()?;
@@ -462,8 +512,15 @@ impl AutoParser {
             self.trail = start.trail.clone();
             self.state = State::Reasoning;
         } else {
-            self.diag(abs + s, format!("reasoning end marker {:?} in content dropped", end.core));
-            self.trail = end.trail.clone();
+            // A close marker after reasoning ended (or with thinking off) closes nothing: it is text.
+            let marker = text.get(s..e).unwrap_or("");
+            if cfg.thinking && self.stray_close.is_none() {
+                // Text if more text follows it, dropped at the very end (see `settle_stray_close`).
+                self.stray_close = Some((marker.to_string(), String::new(), abs + s));
+            } else {
+                self.diag(abs + s, format!("stray reasoning end marker {:?} kept as content (rule R4)", end.core));
+                self.emit_content(marker, out);
+            }
         }
         Some(Step::Adv(e))
     }
@@ -565,7 +622,9 @@ impl Machine for AutoParser {
             self.flush_call(out);
             return Ok(());
         }
-        self.settle_complete(out)
+        let r = self.settle_complete(out);
+        self.settle_stray_close(out);
+        r
     }
 
 
