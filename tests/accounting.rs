@@ -74,8 +74,10 @@ fn mutated_outputs_are_fully_accounted() {
     let auto = t.silent.iter().filter(|s| s.split(':').next().is_some_and(|l| l.ends_with(" auto"))).count();
     assert_eq!(harmony + auto, t.silent.len(), "unexpected silent losses: {:#?}", t.silent);
     assert!(harmony <= HARMONY_KNOWN && auto <= AUTO_KNOWN, "harmony {harmony}, auto {auto}");
-    // (Mutations that break a call object are now reported with a diagnostic instead of counted complete.)
-    assert!(t.complete >= 8597, "{}", t.complete);
+    // (Mutations that break a call object are now reported with a diagnostic instead of counted complete;
+    // one whose reasoning end marker is broken now has its call parsed out of the open reasoning, rule R1,
+    // and that call's unknown member reported.)
+    assert!(t.complete >= 8596, "{}", t.complete);
 }
 
 #[test]

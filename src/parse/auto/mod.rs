@@ -33,6 +33,9 @@ enum State {
     /// Reasoning without a start marker: undecided until its end marker (or a tool call) shows.
     DelimReasoning,
     Reasoning,
+    /// A call marker inside open reasoning: reasoning if an end marker still follows, else the
+    /// model forgot to close reasoning before the call (rule R1).
+    ReasoningCall,
     Content,
     /// Inside content wrapper markers.
     Wrapped,
@@ -175,6 +178,7 @@ impl AutoParser {
     }
 
     fn end_reasoning(&mut self) {
+        self.opener_checked = false;
         self.reasoning_ws.clear();
         self.reasoning_started = false;
     }
@@ -273,9 +277,10 @@ impl AutoParser {
         match self.state {
             State::Start => self.step_start(text, abs, eof),
             State::DelimReasoning => self.step_delim_reasoning(text, abs, eof, out),
-            State::Reasoning => self.step_reasoning(text, eof, out),
+            State::Reasoning => self.step_reasoning(text, abs, eof, out),
+            State::ReasoningCall => self.step_reasoning_call(text, abs, eof, out),
             State::Content => self.step_content(text, abs, eof, out),
-            State::Wrapped => self.step_wrapped(text, eof, out),
+            State::Wrapped => self.step_wrapped(text, abs, eof, out),
             State::Tool(t) => self.step_tool(t, text, abs, eof),
         }
     }
@@ -325,6 +330,35 @@ impl AutoParser {
         }
     }
 
+    fn step_reasoning_call(&mut self, text: &str, abs: usize, eof: bool, out: &mut Vec<Delta>) -> Step {
+        let Some((_, end)) = &self.cfg.reasoning else {
+            self.state = State::Content;
+            return Step::Adv(0);
+        };
+        let from = floor_boundary(text, self.scanned.saturating_sub(abs));
+        match end.find(text.get(from..).unwrap_or("")).map(|(s, e)| (s + from, e + from)) {
+            Some((s, e)) => {
+                // Closed later: the call was part of the reasoning (a call the model thought about).
+                let trail = end.trail.clone();
+                self.emit_reasoning(text.get(..s).unwrap_or(""), out);
+                self.end_reasoning();
+                self.trail = trail;
+                self.state = State::Content;
+                Step::Adv(e)
+            }
+            None if eof => {
+                self.diag(abs, "tool call inside open reasoning: reasoning ended at the call (rule R1)");
+                self.end_reasoning();
+                self.state = State::Content;
+                Step::Adv(0)
+            }
+            None => {
+                self.scanned = abs + text.len().saturating_sub(end.core.len());
+                Step::Wait
+            }
+        }
+    }
+
     fn step_delim_reasoning(&mut self, text: &str, abs: usize, eof: bool, out: &mut Vec<Delta>) -> Step {
         let Some((_, end)) = &self.cfg.reasoning else {
             self.state = State::Content;
@@ -366,14 +400,41 @@ impl AutoParser {
         }
     }
 
-    fn step_reasoning(&mut self, text: &str, eof: bool, out: &mut Vec<Delta>) -> Step {
+    fn step_reasoning(&mut self, text: &str, abs: usize, eof: bool, out: &mut Vec<Delta>) -> Step {
         let cfg = Rc::clone(&self.cfg);
-        self.until_end(text, cfg.reasoning.as_ref().map(|(_, e)| e), eof, out, true)
+        if !self.opener_checked && !self.reasoning_started {
+            if let Some((start, end)) = cfg.reasoning.as_ref().filter(|(s, _)| !s.is_empty()) {
+                // An empty repeated block (`<think>\n\n</think>`) keeps its opener as reasoning text,
+                // as llama.cpp does: only an opener that reasoning follows is the stray one.
+                let empty_after = |n: usize| {
+                    let after = text.get(n..).unwrap_or("");
+                    if after.trim_start_matches(is_space).is_empty() && !eof {
+                        return Expect::NeedMore;
+                    }
+                    end.expect(after, eof)
+                };
+                match start.expect(text, eof) {
+                    Expect::Matched(n) if empty_after(n) == Expect::NeedMore => return Step::Wait,
+                    Expect::Matched(n) if matches!(empty_after(n), Expect::Matched(_)) => self.opener_checked = true,
+                    Expect::Matched(n) => {
+                        // The block was opened already (by the prompt): the model wrote it again.
+                        self.opener_checked = true;
+                        let lead = text.len() - text.trim_start_matches(is_space).len();
+                        self.diag(abs + lead, format!("repeated reasoning start marker {:?} dropped (rule R2)", start.core));
+                        self.trail = start.trail.clone();
+                        return Step::Adv(n);
+                    }
+                    Expect::NeedMore => return Step::Wait,
+                    Expect::No => self.opener_checked = true,
+                }
+            }
+        }
+        self.until_end(text, abs, cfg.reasoning.as_ref().map(|(_, e)| e), eof, out, true)
     }
 
     /// Shared by reasoning and wrapped content: emit text up to the block's end marker (holding back
     /// a possible partial marker), then continue with content.
-    fn until_end(&mut self, text: &str, end: Option<&Marker>, eof: bool, out: &mut Vec<Delta>, reasoning: bool) -> Step {
+    fn until_end(&mut self, text: &str, abs: usize, end: Option<&Marker>, eof: bool, out: &mut Vec<Delta>, reasoning: bool) -> Step {
         let Some(skipped) = self.skip_trail(text, eof) else { return Step::Wait };
         if skipped > 0 {
             return Step::Adv(skipped);
@@ -383,11 +444,19 @@ impl AutoParser {
             return Step::Adv(0);
         };
         let found = end.find(text);
-        let call_tools = self.tools().filter(|t| reasoning && self.cfg.reasoning_ends_at_call && !t.trigger_is_body);
+        // A call marker inside open reasoning ends it: templates that render reasoning only before
+        // calls say so (reasoning_ends_at_call); elsewhere the model forgot the end marker (rule R1).
+        let call_tools = self.tools().filter(|t| reasoning && !t.trigger_is_body);
         if let Some(t) = call_tools {
             let call = [&t.trigger, &t.call_trigger].iter().filter_map(|m| m.find(text)).map(|(s, _)| s).min();
             if let Some(c) = call.filter(|c| found.is_none_or(|(s, _)| *c < s)) {
-                // The call starts reasoning's end without the end marker.
+                if !self.cfg.reasoning_ends_at_call {
+                    // Undecided until an end marker or the end of the output shows.
+                    self.emit_reasoning(text.get(..c).unwrap_or(""), out);
+                    self.scanned = abs + c;
+                    self.state = State::ReasoningCall;
+                    return Step::Adv(c);
+                }
                 self.emit_reasoning(text.get(..c).unwrap_or(""), out);
                 self.end_reasoning();
                 self.state = State::Content;
@@ -539,9 +608,9 @@ impl AutoParser {
         keep.max(end.holdback(text))
     }
 
-    fn step_wrapped(&mut self, text: &str, eof: bool, out: &mut Vec<Delta>) -> Step {
+    fn step_wrapped(&mut self, text: &str, abs: usize, eof: bool, out: &mut Vec<Delta>) -> Step {
         let cfg = Rc::clone(&self.cfg);
-        self.until_end(text, cfg.content_wrap.as_ref().map(|(_, e)| e), eof, out, false)
+        self.until_end(text, abs, cfg.content_wrap.as_ref().map(|(_, e)| e), eof, out, false)
     }
 
     /// End of input for a whole (non-partial) text, after the held-back text was stepped through:
