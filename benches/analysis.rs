@@ -6,7 +6,7 @@ use chat_autoparser::{ChatTemplate, RenderOptions};
 use std::time::Instant;
 
 fn main() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/templates");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/conformance/templates");
     let mut names: Vec<_> = match std::fs::read_dir(&dir) {
         Ok(d) => d.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "jinja")).collect(),
         Err(e) => {

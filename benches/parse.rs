@@ -1,4 +1,4 @@
-//! Parser benchmark over shared/bench/inputs: one whole parse vs the same text streamed in 4-byte
+//! Parser benchmark over tests/fixtures/bench/inputs: one whole parse vs the same text streamed in 4-byte
 //! chunks, at 1K/2K/4K/8K tokens. Targets: stream ≤ 1.5× whole parse; whole ≥ 100 MB/s on
 //! content-heavy text. Uses llama.cpp's analysis of each template (analysis.jsonl) and its
 //! fixed request (tools, generation prompt).
@@ -8,6 +8,7 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 #[path = "../tests/case_support/mod.rs"]
+#[allow(dead_code)]
 mod case_support;
 
 use chat_autoparser::api::RequestOptions;
@@ -61,7 +62,7 @@ fn main() {
         };
         let gp = record["with_tools"]["chat_params"]["generation_prompt"].as_str().unwrap_or("").to_string();
         for size in ["1k", "2k", "4k", "8k"] {
-            let path = common::shared_dir().join(format!("bench/inputs/{stem}-{size}.txt"));
+            let path = common::fixtures_dir().join(format!("bench/inputs/{stem}-{size}.txt"));
             let Ok(text) = std::fs::read_to_string(&path) else { continue };
             let mut calls = 0;
             let whole = best(30, || {

@@ -34,10 +34,9 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOC: Counting = Counting;
 
-fn shared() -> PathBuf {
-    std::env::var_os("CHAT_AUTOPARSER_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"))
+/// The vendored reference corpus (see scripts/refresh-fixtures.sh).
+fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
 /// Median time of `f` over enough repetitions to fill ~`budget`.
@@ -66,7 +65,7 @@ const FAMILIES: [(&str, &str); 4] = [
 const SIZES: [&str; 4] = ["1k", "2k", "4k", "8k"];
 
 fn main() {
-    let dir = shared().join("conformance/templates");
+    let dir = fixtures().join("conformance/templates");
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .expect("templates")
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
@@ -80,7 +79,7 @@ fn main() {
         let src = std::fs::read_to_string(dir.join(name)).unwrap_or_default();
         let ms = time(Duration::from_millis(150), || {
             if let Ok(t) = ChatTemplate::new(&src, RenderOptions::default()) {
-                std::hint::black_box(t.analysis());
+                std::hint::black_box(t.analysis().expect("analysis"));
             }
         });
         analysis.push(json!({"template": name, "ms": ms}));
@@ -98,7 +97,7 @@ fn main() {
 
     // Parsing: whole text vs 4-byte chunks, and the heap held after the whole 8K stream.
     let mut parsing = Vec::new();
-    // The request the bench outputs answer: one get_weather tool (shared/bench/README.md).
+    // The request the bench outputs answer: one get_weather tool (tests/fixtures/bench/README.md).
     let tool = json!({"type": "function", "function": {"name": "get_weather", "description": "Current weather",
         "parameters": {"type": "object", "properties": {"location": {"type": "string"},
         "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}}, "required": ["location"]}}});
@@ -106,9 +105,9 @@ fn main() {
     for (family, template) in FAMILIES {
         let src = std::fs::read_to_string(dir.join(template)).unwrap_or_default();
         let Ok(t) = ChatTemplate::new(&src, RenderOptions::default()) else { continue };
-        let a = t.analysis().clone();
+        let a = t.analysis().expect("analysis").clone();
         for size in SIZES {
-            let text = std::fs::read_to_string(shared().join(format!("bench/inputs/{family}-{size}.txt"))).unwrap_or_default();
+            let text = std::fs::read_to_string(fixtures().join(format!("bench/inputs/{family}-{size}.txt"))).unwrap_or_default();
             let chunks: Vec<&str> = {
                 let mut v = Vec::new();
                 let mut start = 0;

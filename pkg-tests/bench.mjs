@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync, readdirSync, existsSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { repoRoot, sharedDir } from './helpers.mjs';
+import { repoRoot, fixturesDir } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
 const pkg = require(join(repoRoot, 'pkg/node/chat_autoparser.js'));
@@ -25,7 +25,7 @@ function median(fn, budgetMs = 150, setup = () => undefined) {
 }
 
 // Analysis per template through wasm: compile + caps probe + analysis, from source, every time.
-const tdir = join(sharedDir, 'conformance/templates');
+const tdir = join(fixturesDir, 'conformance/templates');
 const wasmAnalysis = {};
 for (const name of readdirSync(tdir).filter((n) => n.endsWith('.jinja')).sort()) {
   const src = readFileSync(join(tdir, name), 'utf8');
@@ -40,7 +40,7 @@ if (typeof Stream === 'function') {
     const [family, size] = [r.input.replace(/-\d+k$/, ''), r.input.match(/\d+k$/)[0]];
     const template = { 'qwen3-coder': 'Qwen3-Coder.jinja', 'hermes-2-pro': 'NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja',
       'gpt-oss': 'openai-gpt-oss-120b.jinja', 'qwen3.5-4b': 'Qwen3.5-4B.jinja' }[family];
-    const text = readFileSync(join(sharedDir, `bench/inputs/${family}-${size}.txt`), 'utf8');
+    const text = readFileSync(join(fixturesDir, `bench/inputs/${family}-${size}.txt`), 'utf8');
     const t = new pkg.ChatTemplate(readFileSync(join(tdir, template), 'utf8'));
     const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' }, unit: { type: 'string' } } } } }];
     const chunks = text.match(/[\s\S]{1,4}/gu) ?? [];
@@ -58,7 +58,7 @@ const wasmPath = join(repoRoot, 'pkg/web/chat_autoparser_bg.wasm');
 const wasmBytes = readFileSync(wasmPath);
 const sizes = { raw: wasmBytes.length, gzip: gzipSync(wasmBytes, { level: 9 }).length };
 
-// Reference figures: shared/bench/README.md (llama.cpp, native C++ -O3, one core).
+// Reference figures: tests/fixtures/bench/README.md (llama.cpp, native C++ -O3, one core).
 const REF = {
   whole8k: { 'qwen3-coder': 0.21, 'hermes-2-pro': 0.34, 'gpt-oss': 0.30, 'qwen3.5-4b': 1.22 },
   stream: { 'qwen3-coder': [18, 60, 216, 833], 'hermes-2-pro': [26, 87, 221, 892], 'gpt-oss': [28, 87, 308, 1059], 'qwen3.5-4b': [39, 91, 366, 1290] },
@@ -73,7 +73,7 @@ lines.push('# Benchmarks', '');
 lines.push(`Measured side by side in one run by \`npm run bench\` (scripts/bench.sh: \`cargo bench --bench report\` natively, then`);
 lines.push(`\`node pkg-tests/bench.mjs\` through the wasm build) on ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, on the shared 2-vCPU`);
 lines.push('development VM (treat small differences as noise). Reference: llama.cpp, native C++ -O3,');
-lines.push('one core of a similar machine (shared/bench/README.md). Times are medians.', '');
+lines.push('one core of a similar machine (tests/fixtures/bench/README.md). Times are medians.', '');
 lines.push('## Template analysis (compile + capability probe + differential analysis, from source)', '');
 lines.push('| | templates | total | median | min | max |', '|---|---:|---:|---:|---:|---:|');
 lines.push(`| native | ${nat.length} | ${f(sum(nat), 1)} ms | ${f(med(nat))} ms | ${f(nat[0])} ms | ${f(nat.at(-1))} ms |`);

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ChatTemplate, StreamParser, parseOutput, analyzeTemplate, generationPrompt, verifyTemplate } from 'chat-autoparser';
-import { loadJsonl, templateSource } from './helpers.mjs';
+import { expectations, loadJsonl, templateSource } from './helpers.mjs';
 
 const WEATHER = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object',
   properties: { location: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } }, required: ['location'] } } }];
@@ -88,24 +88,28 @@ test('malformed output streams without throwing and is reported as a diagnostic'
 test('cases.jsonl through the wasm build: whole text and random chunks agree with the expected message', () => {
   const cases = loadJsonl('cases.jsonl').filter((c) => c.kind === 'parse');
   const compiled = new Map();
-  let pass = 0; let agree = 0;
+  // Whether each case gives the expected message: tests/expectations/wasm_cases.jsonl (`#id TEMPLATE`).
+  const expect = expectations('wasm_cases');
+  let agree = 0;
   let seed = 12345;
   const rand = (n) => { seed = (seed * 1103515245 + 12345) % 2147483648; return 1 + (seed % n); };
   for (const c of cases) {
     if (!compiled.has(c.template)) compiled.set(c.template, new ChatTemplate(templateSource(c.template), { now: 1795305600 }));
     const t = compiled.get(c.template);
     const opts = optionsOf(c);
+    const id = `#${c.id} ${c.template}`;
     let whole;
-    try { whole = parseOutput(t, c.input, opts); } catch { continue; }
-    if (sameAsExpected(whole, c.expected)) pass++;
+    try { whole = parseOutput(t, c.input, opts); } catch (e) { expect.record(id, `error: ${e.message}`); continue; }
+    expect.record(id, sameAsExpected(whole, c.expected) ? null : `message differs: ${JSON.stringify(whole).slice(0, 120)}`);
     const p = new StreamParser(t, opts);
     for (let i = 0; i < c.input.length;) { const n = rand(7); p.push(c.input.slice(i, i + n)); i += n; }
     try { p.finish(); } catch { /* same error as whole */ }
     if (JSON.stringify(p.message) === JSON.stringify(whole)) agree++; else assert.fail(`case ${c.id}: stream differs from whole text`);
     p.free();
   }
+  const [pass] = expect.counts();
   console.log(`wasm cases: ${pass}/${cases.length} as expected, ${agree} streams identical to whole-text parses`);
-  assert.ok(pass >= 220, `only ${pass} cases pass through wasm`);
+  expect.finish();
 });
 
 test('analysis, generation prompt and verify through wasm', () => {

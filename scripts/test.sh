@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone: install what is missing, Rust tests (unit + conformance
-# over ../shared), build the wasm package, Node tests over the built package (incl. the browser test).
+# over tests/fixtures), build the wasm package, Node tests over the built package (incl. the browser test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"

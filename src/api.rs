@@ -181,9 +181,9 @@ pub enum ReasoningFormat {
     DeepseekLegacy,
 }
 
-/// `tool_choice`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+/// `tool_choice`: `"auto"`, `"required"`, `"none"`, or OpenAI's object form
+/// `{type: "function", function: {name}}` (the model must call that tool).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum ToolChoice {
     /// The model may call tools.
     #[default]
@@ -192,6 +192,40 @@ pub enum ToolChoice {
     Required,
     /// No tools.
     None,
+    /// The model must call this tool (and only it).
+    Function(String),
+}
+
+impl Serialize for ToolChoice {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            ToolChoice::Auto => s.serialize_str("auto"),
+            ToolChoice::Required => s.serialize_str("required"),
+            ToolChoice::None => s.serialize_str("none"),
+            ToolChoice::Function(name) => serde_json::json!({"type": "function", "function": {"name": name}}).serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolChoice {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let v = Value::deserialize(d)?;
+        match &v {
+            Value::String(s) if s == "auto" => Ok(ToolChoice::Auto),
+            Value::String(s) if s == "required" => Ok(ToolChoice::Required),
+            Value::String(s) if s == "none" => Ok(ToolChoice::None),
+            Value::Object(o) if o.get("type").and_then(Value::as_str) == Some("function") => {
+                match o.get("function").and_then(|f| f.get("name")).and_then(Value::as_str).filter(|n| !n.is_empty()) {
+                    Some(name) => Ok(ToolChoice::Function(name.to_string())),
+                    None => Err(D::Error::custom("toolChoice: {type: 'function'} needs function.name")),
+                }
+            }
+            _ => Err(D::Error::custom(format!(
+                "toolChoice: expected \"auto\", \"required\", \"none\" or {{type: 'function', function: {{name}}}}, got {v}"
+            ))),
+        }
+    }
 }
 
 /// Request options: one field per request field llama.cpp's parser takes. camelCase in JS.
@@ -204,7 +238,9 @@ pub struct RequestOptions {
     pub messages: Vec<Value>,
     /// Render the generation prompt (default true).
     pub add_generation_prompt: bool,
-    /// `none` | `content` | `reasoning` | `auto`: the last message is an assistant prefill being continued.
+    /// `none` | `content` | `reasoning` | `auto` (or a boolean: true = `auto`, false = `none`): the last
+    /// message is an assistant prefill being continued. Anything else is `InvalidInput`.
+    #[serde(deserialize_with = "continue_mode")]
     pub continue_final_message: String,
     /// Thinking on/off (default true).
     pub enable_thinking: bool,
@@ -214,7 +250,8 @@ pub struct RequestOptions {
     pub parallel_tool_calls: bool,
     /// auto | required | none.
     pub tool_choice: ToolChoice,
-    /// Response-format JSON schema.
+    /// Response-format JSON schema: an object or a boolean schema (anything else is `InvalidInput`).
+    #[serde(deserialize_with = "schema_value")]
     pub json_schema: Option<Value>,
     /// Whether the text may be truncated (a partial tool call is kept, not an error).
     pub is_partial: bool,
@@ -305,5 +342,25 @@ pub fn text_of(v: Option<&Value>) -> String {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Array(parts)) => parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect(),
         _ => String::new(),
+    }
+}
+
+/// `continueFinalMessage`: one of the documented modes, or a boolean.
+fn continue_mode<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<String, D::Error> {
+    use serde::de::Error as _;
+    match Value::deserialize(d)? {
+        Value::Bool(b) => Ok(if b { "auto" } else { "none" }.to_string()),
+        Value::String(s) if ["none", "content", "reasoning", "auto"].contains(&s.as_str()) => Ok(s),
+        v => Err(D::Error::custom(format!("continueFinalMessage: expected a boolean or \"none\", \"content\", \"reasoning\", \"auto\", got {v}"))),
+    }
+}
+
+/// `jsonSchema`: a JSON Schema is an object or a boolean; null means none.
+fn schema_value<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option<Value>, D::Error> {
+    use serde::de::Error as _;
+    match Value::deserialize(d)? {
+        Value::Null => Ok(None),
+        v @ (Value::Object(_) | Value::Bool(_)) => Ok(Some(v)),
+        v => Err(D::Error::custom(format!("jsonSchema: expected an object or a boolean schema, got {v}"))),
     }
 }

@@ -9,6 +9,7 @@ mod common;
 use chat_autoparser::analysis::{analyze_template, analyze_template_with_caps, Analysis};
 use chat_autoparser::Caps;
 use chat_autoparser::{ChatTemplate, RenderOptions};
+use common::expectations::Expectations;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -58,59 +59,27 @@ fn flatten(v: &Value, path: String, out: &mut BTreeMap<String, Value>) {
     }
 }
 
-/// Known, deliberate differences: (template, field or field prefix, reason).
-const KNOWN: &[(&str, &str, &str)] = &[
-    (
-        "Bielik-11B-v3.0-Instruct.jinja",
-        "content.requiresNonnullContent",
-        "the template calls content.lstrip(); with content null Jinja2 (and our renderer) raise, llama.cpp's engine tolerates it. We render with \"\" and record that null content must be avoided",
-    ),
-    (
-        "Qwen-Qwen3-0.6B.jinja",
-        "content.requiresNonnullContent",
-        "same: string methods on null content raise in Jinja2, not in llama.cpp's engine",
-    ),
-    (
-        "NVIDIA-Nemotron-Nano-v2.jinja",
-        "reasoning.start",
-        "workaround value: the generation prompt ends with `<think>\\n` and the model continues after it; llama.cpp's snapshot had `<think>\\n\\n`, its current source `<think>\\n`",
-    ),
-    (
-        "llama-cpp-deepseek-r1.jinja",
-        "tools.",
-        "with tools the template does `tools | map(attribute='function') | tojson`; in Jinja2 (and our renderer) map() is a generator that tojson refuses, so no tool call renders; llama.cpp's engine serializes it",
-    ),
-    ("llama-cpp-deepseek-r1.jinja", "preservedTokens", "follows from the tools.* difference above"),
-    (
-        "upstage-Solar-Open-100B.jinja",
-        "tools.callId.",
-        "llama.cpp leaks the probe id `call00001` into the name prefix (analysis_probe_leaks): it looked for the function name in the whole prompt, where the tool list names it too. We look in the assistant turn only and find the id before the name: PRE_FUNC_NAME between `<|tool_call:begin|>` and `<|tool_call:name|>`",
-    ),
-    ("upstage-Solar-Open-100B.jinja", "tools.function.namePrefix", "`<|tool_call:name|>` without the leaked probe id (see tools.callId)"),
-    ("upstage-Solar-Open-100B.jinja", "preservedTokens", "follows from the name prefix without the leaked probe id"),
-];
-
+/// Every field of every auto-parser template is a case (`TEMPLATE field.path`) of
+/// `tests/expectations/analysis_fields.jsonl`; the known differences are deliberate, each with its reason.
 #[test]
 fn analysis_matches_llama_cpp() {
-    let failures = compare_all(false);
-    assert!(failures.is_empty(), "{} unexpected field differences", failures.len());
+    compare_all(false, "analysis_fields");
 }
 
 /// The same with capabilities from our own probe (`analyze_template`): the end-to-end result.
+/// Firefunction v2 reads an undefined `functions` variable, so every capability probe render fails and
+/// tool calls look unsupported (the analyzer itself recovers by defining it).
 #[test]
 fn analysis_with_probed_caps_matches_llama_cpp() {
-    // Firefunction v2 reads an undefined `functions` variable, so every capability probe render
-    // fails and tool calls look unsupported (the analyzer itself recovers by defining it).
-    let failures = compare_all(true);
-    let unexplained: Vec<_> = failures.iter().filter(|f| !f.starts_with("fireworks-ai-llama-3-firefunction-v2.jinja ")).collect();
-    assert!(unexplained.is_empty(), "{unexplained:?}");
+    compare_all(true, "analysis_fields_probed_caps");
 }
 
-/// Compare every field of every auto-parser template; returns the unexpected differences.
-fn compare_all(probed_caps: bool) -> Vec<String> {
+/// Compare every field of every auto-parser template against the suite's expectations. The figure
+/// counts a field as matching when it equals llama.cpp's or is a known (deliberate) difference.
+fn compare_all(probed_caps: bool, suite: &str) {
     let records = common::load_jsonl("analysis.jsonl");
+    let mut expect = Expectations::load(suite);
     let (mut fields_ok, mut fields_total, mut templates_ok, mut templates_total) = (0, 0, 0, 0);
-    let mut failures = Vec::new();
     for r in records.iter().filter(|r| r["production_handler_with_tools"] == "autoparser") {
         let name = r["template"].as_str().unwrap();
         templates_total += 1;
@@ -123,12 +92,13 @@ fn compare_all(probed_caps: bool) -> Vec<String> {
         for (path, w) in &want {
             fields_total += 1;
             let g = got.get(path).cloned().unwrap_or(Value::Null);
-            if &g == w || KNOWN.iter().any(|(t, f, _)| *t == name && path.starts_with(f)) {
+            let id = format!("{name} {path}");
+            if &g == w || expect.known(&id).is_some() {
                 fields_ok += 1;
             } else {
                 all_ok = false;
-                failures.push(format!("{name} {path}: want {w} got {g}"));
             }
+            expect.check(id, &g == w, || format!("want {w} got {g}"));
         }
         if all_ok {
             templates_ok += 1;
@@ -136,25 +106,18 @@ fn compare_all(probed_caps: bool) -> Vec<String> {
     }
     let how = if probed_caps { "probed caps" } else { "reference caps" };
     println!("analysis ({how}): {templates_ok}/{templates_total} templates fully match, {fields_ok}/{fields_total} fields");
-    for f in &failures {
-        println!("DIFF {f}");
-    }
-    for (t, f, why) in KNOWN {
-        println!("KNOWN {t} {f}: {why}");
-    }
-    failures
+    expect.finish();
 }
 
-/// Comparisons that match today (see the causes listed in the test).
-const FLOOR_DIFFS: usize = 496;
-
-/// Every comparison of analysis-diffs.jsonl, in order, against ours (for every template).
+/// Every comparison of analysis-diffs.jsonl, in order, against ours (for every template): one case of
+/// `tests/expectations/analysis_diffs.jsonl` each (`TEMPLATE #n`), plus `TEMPLATE extra` for
+/// comparisons we make that llama.cpp does not.
 #[test]
 fn diffs_match_llama_cpp() {
     let diffs = common::load_jsonl("analysis-diffs.jsonl");
     let records = common::load_jsonl("analysis.jsonl");
+    let mut expect = Expectations::load("analysis_diffs");
     let (mut ok, mut total) = (0, 0);
-    let mut failures = Vec::new();
     for r in &records {
         let name = r["template"].as_str().unwrap();
         let ours = analyze(r).diffs;
@@ -162,29 +125,30 @@ fn diffs_match_llama_cpp() {
         for (i, d) in theirs.iter().enumerate() {
             total += 1;
             let s = |k: &str| d[k].as_str().unwrap_or_default().to_string();
+            let id = format!("{name} #{}", i + 1);
             let Some(o) = ours.get(i) else {
-                failures.push(format!("{name} #{}: {} missing", i + 1, s("caller")));
+                expect.record(id, Err(format!("{} missing", s("caller"))));
                 continue;
             };
             let want = (s("caller"), d["ok"].as_bool().unwrap_or(true), s("prefix"), s("left"), s("right"), s("suffix"));
             let got = (o.step.clone(), o.ok, o.prefix.clone(), o.left.clone(), o.right.clone(), o.suffix.clone());
             if want == got {
                 ok += 1;
+                expect.record(id, Ok(()));
             } else {
                 let at = |a: &str, b: &str| a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
-                failures.push(format!(
-                    "{name} #{} {}: step {:?} ok {}/{}\n   prefix@{} {:?}\n   left  want {:?} got {:?}\n   right want {:?} got {:?}\n   suffix want {:?} got {:?}",
-                    i + 1, want.0, got.0, want.1, got.1, at(&want.2, &got.2),
+                expect.record(id, Err(format!(
+                    "{}: step {:?} ok {}/{}\n   prefix@{} {:?}\n   left  want {:?} got {:?}\n   right want {:?} got {:?}\n   suffix want {:?} got {:?}",
+                    want.0, got.0, want.1, got.1, at(&want.2, &got.2),
                     got.2.get(at(&want.2, &got.2).saturating_sub(30)..).unwrap_or("").chars().take(80).collect::<String>(),
                     want.3.chars().take(150).collect::<String>(), got.3.chars().take(150).collect::<String>(),
                     want.4.chars().take(150).collect::<String>(), got.4.chars().take(150).collect::<String>(),
                     want.5.chars().take(80).collect::<String>(), got.5.chars().take(80).collect::<String>()
-                ));
+                )));
             }
         }
-        if ours.len() > theirs.len() {
-            failures.push(format!("{name}: {} extra comparisons", ours.len() - theirs.len()));
-        }
+        let extra = ours.len().saturating_sub(theirs.len());
+        expect.check(format!("{name} extra"), extra == 0, || format!("{extra} extra comparisons"));
     }
     // Known causes of the remaining differences, all on the rendering side:
     // - an empty conversation: templates index messages[0]; Jinja2 (and we) raise, llama.cpp's
@@ -194,8 +158,5 @@ fn diffs_match_llama_cpp() {
     // - `not x is defined` precedence (rwkv-world): llama.cpp reads `(not x) is defined`;
     // - whitespace control differences in a few long templates (Command R+).
     println!("analysis diffs: {ok}/{total} comparisons match");
-    for f in failures.iter().filter(|f| std::env::var("DIFF_FILTER").map_or(true, |x| f.contains(&x))) {
-        println!("DIFF {f}");
-    }
-    assert!(ok >= FLOOR_DIFFS, "comparisons matching fell below {FLOOR_DIFFS}");
+    expect.finish();
 }

@@ -6,67 +6,68 @@
 
 mod fuzz_support;
 
+use fuzz_support::common::expectations::Expectations;
 use fuzz_support::*;
 
-/// Print the failures and assert the floor: at most `known_auto` AutoParser failures (none
-/// today), every other parser must have none.
-fn report(name: &str, runs: usize, failures: &[String], floor: usize, known_auto: usize) {
-    println!("{name}: {runs} chunked runs, {} failures", failures.len());
-    for f in failures.iter().take(10) {
-        println!("  FAIL {f}");
+/// Prints the figure and checks every subject (`LABEL`) against `tests/expectations/<suite>.jsonl`:
+/// every subject must run and agree, so a subject that stops running or diverges fails by name.
+fn report(name: &str, suite: &str, runs: usize, outcomes: Vec<(String, Result<(), String>)>) {
+    let mut expect = Expectations::load(suite);
+    let failures = outcomes.iter().filter(|(_, o)| o.is_err()).count();
+    println!("{name}: {runs} chunked runs, {failures} failures");
+    for (label, outcome) in outcomes {
+        expect.record(label, outcome);
     }
-    let (auto, other): (Vec<_>, Vec<_>) = failures.iter().partition(|f| f.split(':').next().is_some_and(|l| l.ends_with(" auto")));
-    assert!(other.is_empty(), "{name}: {}", other.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n"));
-    assert!(auto.len() <= known_auto, "{name}: {} AutoParser failures (known {known_auto})", auto.len());
-    assert!(runs >= floor, "{name}: only {runs} runs");
+    expect.finish();
+}
+
+/// Runs `check` on every subject with its own seeded Rng; (chunked runs, outcome per subject).
+fn run_subjects(subjects: &[Subject], seed: u64, check: impl Fn(&Subject, &mut Rng) -> (usize, Result<(), String>)) -> (usize, Vec<(String, Result<(), String>)>) {
+    let (mut runs, mut outcomes) = (0, Vec::new());
+    for (i, s) in subjects.iter().enumerate() {
+        let (n, outcome) = check(s, &mut Rng::new(seed + i as u64));
+        runs += n;
+        outcomes.push((s.label.clone(), outcome));
+    }
+    (runs, outcomes)
+}
+
+/// `n` chunkings of each text (made in turn, so each mutation sees the Rng the chunkings left).
+fn check_texts(s: &Subject, rng: &mut Rng, texts: usize, n: usize, mut text: impl FnMut(&Subject, &mut Rng, usize) -> String) -> (usize, Result<(), String>) {
+    let (mut runs, mut outcome) = (0, Ok(()));
+    for k in 0..texts {
+        let t = text(s, rng, k);
+        match stream_equals_whole(s, &t, rng, n) {
+            Ok(_) => runs += n,
+            Err(e) => outcome = outcome.and(Err(e)),
+        }
+    }
+    (runs, outcome)
 }
 
 #[test]
 fn cases_stream_equals_whole() {
     let subjects = case_subjects(&mut Templates::default());
-    let (mut runs, mut failures) = (0, Vec::new());
-    for (i, s) in subjects.iter().enumerate() {
-        let mut rng = Rng::new(i as u64);
-        match stream_equals_whole(s, &s.text, &mut rng, 12) {
-            Ok(_) => runs += 12,
-            Err(e) => failures.push(e),
-        }
-    }
-    report("cases stream = whole", runs, &failures, 7980, 0);
+    let (runs, outcomes) = run_subjects(&subjects, 0, |s, rng| check_texts(s, rng, 1, 12, |s, _, _| s.text.clone()));
+    report("cases stream = whole", "fuzz_cases", runs, outcomes);
 }
 
 #[test]
 fn mutated_cases_stream_equals_whole() {
     let subjects = case_subjects(&mut Templates::default());
-    let (mut runs, mut failures) = (0, Vec::new());
-    for (i, s) in subjects.iter().enumerate() {
-        let mut rng = Rng::new(1000 + i as u64);
-        for _ in 0..10 {
-            let text = mutate_subject(s, &mut rng);
-            match stream_equals_whole(s, &text, &mut rng, 4) {
-                Ok(_) => runs += 4,
-                Err(e) => failures.push(e),
-            }
-        }
-    }
-    report("mutated cases stream = whole", runs, &failures, 26608, 0);
+    let (runs, outcomes) = run_subjects(&subjects, 1000, |s, rng| check_texts(s, rng, 10, 4, |s, rng, _| mutate_subject(s, rng)));
+    report("mutated cases stream = whole", "fuzz_mutated_cases", runs, outcomes);
 }
 
 #[test]
 fn bench_inputs_stream_equals_whole() {
     let subjects = bench_subjects(&mut Templates::default(), &["1k", "2k"]);
-    let (mut runs, mut failures) = (0, Vec::new());
-    for (i, s) in subjects.iter().enumerate() {
-        let mut rng = Rng::new(7000 + i as u64);
-        let texts = [s.text.clone(), mutate_subject(s, &mut rng), mutate_subject(s, &mut rng)];
-        for text in &texts {
-            match stream_equals_whole(s, text, &mut rng, 3) {
-                Ok(_) => runs += 3,
-                Err(e) => failures.push(e),
-            }
-        }
-    }
-    report("bench inputs stream = whole", runs, &failures, 144, 0);
+    // The unmutated text and two mutations, made up front (as the texts were before).
+    let (runs, outcomes) = run_subjects(&subjects, 7000, |s, rng| {
+        let texts = [s.text.clone(), mutate_subject(s, rng), mutate_subject(s, rng)];
+        check_texts(s, rng, 3, 3, |_, _, k| texts[k].clone())
+    });
+    report("bench inputs stream = whole", "fuzz_bench_inputs", runs, outcomes);
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! special tokens, stop markers, truncation; Ministral and Functionary malformed names, call ids,
 //! raw code. Every case is also checked in many chunkings.
 
+mod common;
 mod parse_support;
 
 use chat_autoparser::analysis::Handler;
@@ -177,4 +178,24 @@ fn long_outputs_parse_in_one_pass() {
     let run = run_chunks(harmony(), &[&text], false);
     assert_eq!(run.message.content, body);
     println!("long outputs parsed in {:?}", start.elapsed());
+}
+
+#[test]
+fn harmony_partial_plain_text_after_the_prompt_is_content() {
+    // Issue #11 item 12: after the prompt's `<|start|>assistant`, plain text waited as a header that
+    // could never form, so a partial parse showed no content at all.
+    use chat_autoparser::{generation_prompt, parse_output};
+    use chat_autoparser::{ChatTemplate, RenderOptions};
+    let t = ChatTemplate::new(&common::template_source("openai-gpt-oss-120b.jinja"), RenderOptions::default()).unwrap();
+    let a = t.analysis().expect("analysis");
+    let partial = RequestOptions { is_partial: true, ..RequestOptions::default() };
+    let gp = generation_prompt(&t, a, &partial).unwrap();
+    assert_eq!(parse_output(a, &gp, "Hello world", &partial).unwrap().content, "Hello world");
+    let whole = parse_output(a, &gp, "Hello world", &RequestOptions::default()).unwrap();
+    assert_eq!(whole.content, "Hello world");
+    // A header still being written stays held back.
+    let m = parse_output(a, &gp, "<|channel|>analysis<|message|>thinking", &partial).unwrap();
+    assert_eq!((m.reasoning_content.as_str(), m.content.as_str()), ("thinking", ""));
+    let m = parse_output(a, &gp, " to=functions.get", &partial).unwrap();
+    assert_eq!(m.content, "");
 }

@@ -66,3 +66,41 @@ fn raise_exception_is_a_render_error_with_the_message() {
     assert_eq!(err.kind(), ErrorKind::Render);
     assert!(err.to_string().contains("no system role"), "{err}");
 }
+
+#[test]
+fn errors_after_generation_tags_point_into_the_original_source() {
+    // Issue #11 item 3: `{% generation %}` is rewritten before compiling; offsets from the rewritten
+    // source sliced the original one inside `é` (a panic) and columns drifted after each tag.
+    let source = "{% generation %}{{ \"ééé\" x }}{% endgeneration %}";
+    let err = chat_autoparser::ChatTemplate::new(source, RenderOptions::default()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::TemplateSyntax, "{err}");
+    assert_eq!(err.location(), Some((1, 26)), "{err}");
+    let source = "ü{%- generation -%}é{%endgeneration%}{%   generation %}{{ 1 + }}{% endgeneration %}";
+    let err = chat_autoparser::ChatTemplate::new(source, RenderOptions::default()).unwrap_err();
+    let col = source[..source.find("}}{%").unwrap()].chars().count() + 1;
+    assert_eq!(err.location(), Some((1, col)), "{err}");
+    // Rendering still works through the rewritten tags, with their whitespace control.
+    let out = render_template("a {%- generation -%} b {%- endgeneration %}c", &serde_json::json!({}), RenderOptions::default());
+    assert_eq!(out.unwrap(), "abc");
+}
+
+#[test]
+fn recursion_limit_is_a_limit_error() {
+    let err = render_template("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", &serde_json::json!({}), RenderOptions::default())
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Limit, "{err}");
+}
+
+#[test]
+fn now_is_validated_and_formatted_in_constant_time() {
+    // Issue #11 item 6: the day-of-year loop ran once per year since 1970 (1e20 took ≈17 hours).
+    let t0 = Instant::now();
+    let src = "{{ strftime_now('%Y-%m-%d %j') }}";
+    let at = |now: f64| render_template(src, &serde_json::json!({}), RenderOptions { now: Some(now), ..Default::default() });
+    assert_eq!(at(253_402_300_799.0).unwrap(), "9999-12-31 365");
+    assert_eq!(at(-62_135_596_800.0).unwrap(), "1-01-01 001");
+    for bad in [1e17, 1e20, -1e20, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 253_402_300_800.0] {
+        assert_eq!(at(bad).unwrap_err().kind(), ErrorKind::InvalidInput, "{bad}");
+    }
+    assert!(t0.elapsed() < Duration::from_secs(1));
+}

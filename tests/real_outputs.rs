@@ -20,7 +20,8 @@
 //! the expectation file (known reasons already written are kept; new failures get `UNCLASSIFIED`).
 
 use chat_autoparser::api::{Message, RequestOptions};
-use chat_autoparser::{generation_prompt, ChatTemplate, RenderOptions, StreamParser};
+use chat_autoparser::{generation_prompt, StreamParser};
+use chat_autoparser::{ChatTemplate, RenderOptions};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -29,13 +30,11 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// A template by file name: the corpus' own, then the vendored conformance set, then `../shared`
-/// (until the conformance templates are vendored).
+/// A template by file name: the corpus' own, then the vendored conformance set.
 fn template_source(name: &str) -> Result<String, String> {
     let candidates = [
         root().join("tests/fixtures/real-outputs/templates").join(name),
         root().join("tests/fixtures/conformance/templates").join(name),
-        root().join("../shared/conformance/templates").join(name),
     ];
     candidates.iter().find_map(|p| std::fs::read_to_string(p).ok()).ok_or_else(|| format!("template {name} not found"))
 }
@@ -67,7 +66,7 @@ fn load_cases() -> Vec<Case> {
 
 /// The parse of one chunking: the message, or the error `finish()` gave.
 fn parse(t: &ChatTemplate, gp: &str, options: &RequestOptions, chunks: &[&str]) -> Result<Message, String> {
-    let mut p = StreamParser::new(t.analysis(), gp, options).map_err(|e| format!("parser: {e}"))?;
+    let mut p = StreamParser::new(t.analysis().map_err(|e| format!("analysis: {e}"))?, gp, options).map_err(|e| format!("parser: {e}"))?;
     for c in chunks {
         p.push(c);
     }
@@ -156,7 +155,7 @@ fn run_case(case: &Value, templates: &mut HashMap<String, Result<ChatTemplate, S
         .as_ref()
         .map_err(Clone::clone)?;
     let options = options_of(case)?;
-    let gp = generation_prompt(t, t.analysis(), &options).map_err(|e| format!("generation prompt: {e}"))?;
+    let gp = generation_prompt(t, t.analysis().map_err(|e| format!("analysis: {e}"))?, &options).map_err(|e| format!("generation prompt: {e}"))?;
     let output = case["output"].as_str().unwrap_or("");
     let whole = parse(t, &gp, &options, &[output]);
     let mut chunkings: Vec<(String, Vec<&str>)> = vec![
@@ -178,7 +177,7 @@ fn run_case(case: &Value, templates: &mut HashMap<String, Result<ChatTemplate, S
     }
     let got = whole?;
     if std::env::var("REAL_OUTPUTS_SHOW").is_ok_and(|p| case["id"].as_str().is_some_and(|id| id.starts_with(&p))) {
-        let mut p = StreamParser::new(t.analysis(), &gp, &options).map_err(|e| e.to_string())?;
+        let mut p = StreamParser::new(t.analysis().map_err(|e| e.to_string())?, &gp, &options).map_err(|e| e.to_string())?;
         p.push(output);
         let _ = p.finish();
         let diagnostics: Vec<&str> = p.diagnostics().iter().map(|d| d.message.as_str()).collect();

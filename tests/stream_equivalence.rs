@@ -11,14 +11,18 @@ use chat_autoparser::StreamParser;
 use case_support::{analyses, chunks, options_of, stream, Outcome, Rng};
 use chat_autoparser::generation_prompt;
 use chat_autoparser::{ChatTemplate, RenderOptions};
+use common::expectations::Expectations;
 use std::collections::HashMap;
 
 const DEDICATED: [&str; 3] = ["GPT-OSS", "Functionary v3.2", "Ministral/Magistral Large 3"];
 
+/// Every case that runs is a case of `tests/expectations/stream_equivalence.jsonl` (`#id TEMPLATE`), so a
+/// case that stops running or stops agreeing fails by name.
 #[test]
 fn random_splits_match_whole_text() {
     let analyses = analyses();
-    let (mut cases, mut runs) = (0, 0);
+    let mut expect = Expectations::load("stream_equivalence");
+    let mut runs = 0;
     for case in common::load_jsonl("cases.jsonl") {
         if DEDICATED.iter().any(|d| case["handler"] == *d) {
             continue;
@@ -28,16 +32,21 @@ fn random_splits_match_whole_text() {
         let gp = case["prompt_side"]["generation_prompt"].as_str().unwrap_or("");
         let input = case["input"].as_str().unwrap_or("");
         let whole = stream(analysis, gp, &options, &[input]);
-        assert_eq!(Message::from_deltas(&whole.2), whole.0, "case #{}: deltas do not rebuild the message", case["id"]);
-        runs += random_splits_agree(&case, analysis, gp, &options, input, &whole);
-        cases += 1;
+        let outcome = random_splits_agree(&case, analysis, gp, &options, input, &whole);
+        runs += outcome.as_ref().map_or(0, |n| *n);
+        expect.record(format!("#{} {}", case["id"], case["template"].as_str().unwrap_or("")), outcome.map(|_| ()));
     }
+    let (_, cases) = expect.counts();
     println!("stream equivalence: {cases} cases, {runs} chunkings, all identical to the whole-text parse");
-    assert!(cases >= 290, "only {cases} cases ran");
+    expect.finish();
 }
 
-/// One char at a time and 20 random chunkings of `input` give `whole`; returns the runs made.
-fn random_splits_agree(case: &serde_json::Value, analysis: &Analysis, gp: &str, options: &RequestOptions, input: &str, whole: &Outcome) -> usize {
+/// The whole-text deltas rebuild the message, and one char at a time and 20 random chunkings of
+/// `input` give `whole`; returns the runs made, or the first disagreement.
+fn random_splits_agree(case: &serde_json::Value, analysis: &Analysis, gp: &str, options: &RequestOptions, input: &str, whole: &Outcome) -> Result<usize, String> {
+    if Message::from_deltas(&whole.2) != whole.0 {
+        return Err(format!("case #{}: deltas do not rebuild the message", case["id"]));
+    }
     let one_char: Vec<usize> = input.char_indices().map(|(i, _)| i).collect();
     let mut splits = vec![one_char];
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ case["id"].as_u64().unwrap_or(0));
@@ -49,35 +58,42 @@ fn random_splits_agree(case: &serde_json::Value, analysis: &Analysis, gp: &str, 
     }
     for cuts in &splits {
         let got = stream(analysis, gp, options, &chunks(input, cuts));
-        assert_eq!((&got.0, &got.1), (&whole.0, &whole.1), "case #{} split at {cuts:?}", case["id"]);
-        assert_eq!(Message::from_deltas(&got.2), got.0, "case #{}: streamed deltas do not rebuild", case["id"]);
+        if (&got.0, &got.1) != (&whole.0, &whole.1) {
+            return Err(format!("split at {cuts:?}: {:?} != whole {:?}", (&got.0, &got.1), (&whole.0, &whole.1)));
+        }
+        if Message::from_deltas(&got.2) != got.0 {
+            return Err(format!("split at {cuts:?}: streamed deltas do not rebuild the message"));
+        }
     }
-    splits.len()
+    Ok(splits.len())
 }
 
 /// The same with OUR analysis and OUR generation prompt (the end-to-end path), for every case —
-/// dedicated handlers included — so formats the general analysis learns stay chunk-invariant.
+/// dedicated handlers included — so formats the general analysis learns stay chunk-invariant
+/// (`tests/expectations/stream_equivalence_our_analysis.jsonl`).
 #[test]
 fn random_splits_match_whole_text_with_our_analysis() {
     let mut templates: HashMap<String, ChatTemplate> = HashMap::new();
-    let (mut cases, mut runs) = (0, 0);
+    let mut expect = Expectations::load("stream_equivalence_our_analysis");
+    let mut runs = 0;
     for case in common::load_jsonl("cases.jsonl") {
         let name = case["template"].as_str().unwrap_or("").to_string();
         let t = templates.entry(name.clone()).or_insert_with(|| {
             let opts = RenderOptions { now: Some(1_795_305_600.0), ..Default::default() };
-            ChatTemplate::new(&common::template_source(&name), opts).expect("shared templates compile")
+            ChatTemplate::new(&common::template_source(&name), opts).expect("reference templates compile")
         });
         let options = options_of(&case);
-        let analysis = t.analysis();
+        let analysis = t.analysis().expect("analysis");
         let Ok(gp) = generation_prompt(t, analysis, &options) else { continue };
         let input = case["input"].as_str().unwrap_or("");
         let whole = stream(analysis, &gp, &options, &[input]);
-        assert_eq!(Message::from_deltas(&whole.2), whole.0, "case #{}: deltas do not rebuild the message", case["id"]);
-        runs += random_splits_agree(&case, analysis, &gp, &options, input, &whole);
-        cases += 1;
+        let outcome = random_splits_agree(&case, analysis, &gp, &options, input, &whole);
+        runs += outcome.as_ref().map_or(0, |n| *n);
+        expect.record(format!("#{} {name}", case["id"]), outcome.map(|_| ()));
     }
+    let (_, cases) = expect.counts();
     println!("stream equivalence (our analysis): {cases} cases, {runs} chunkings");
-    assert!(cases >= 330, "only {cases} cases ran");
+    expect.finish();
 }
 
 #[test]
@@ -188,8 +204,8 @@ fn reasoning_markers_in_content() {
     let t = ChatTemplate::new(&common::template_source("google-gemma-4-31B-it.jinja"), opts).unwrap();
     let options = RequestOptions { enable_thinking: true, ..RequestOptions::default() };
     let input = "<|channel><|channel>thought\nA<channel|>Hi<|channel><|channel>thought\nB<channel|> there<channel|>";
-    let whole = stream(t.analysis(), "", &options, &[input]);
+    let whole = stream(t.analysis().expect("analysis"), "", &options, &[input]);
     assert_eq!((whole.0.content.as_str(), whole.0.reasoning_content.as_str()), ("Hi there", "AB"));
     let case = serde_json::json!({ "id": 0 });
-    assert!(random_splits_agree(&case, t.analysis(), "", &options, input, &whole) > 1);
+    assert!(random_splits_agree(&case, t.analysis().expect("analysis"), "", &options, input, &whole).unwrap() > 1);
 }

@@ -1,6 +1,6 @@
 //! The diff splitter never panics, and its unique parts come from their own side. (It does not
 //! always rebuild each side as `prefix + left + suffix`: like llama.cpp's `calculate_diff_split`,
-//! whose behaviour the conformance data pins — see shared/conformance/README.md, analysis-diffs —
+//! whose behaviour the conformance data pins — see tests/fixtures/conformance/README.md, analysis-diffs —
 //! a short side's last segment can end up in both the prefix and the suffix.)
 #![no_main]
 use chat_autoparser::analysis::calculate_diff_split;

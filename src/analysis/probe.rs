@@ -169,11 +169,11 @@ impl<'t> Prober<'t> {
     /// provide, such as `functions` or `datetime`, become ""), and retry a template that cannot take
     /// `content: null` with "" (remembered as `requires_nonnull_content`).
     pub fn render(&mut self, p: &Params) -> crate::Result<String> {
-        let (out, notes) = match self.template.render_lenient(&p.context(&self.extra)) {
+        let (out, notes) = match self.template.render_probe(&p.context(&self.extra)) {
             Ok(r) => r,
             Err(e) => {
                 let Some(q) = without_null_content(p) else { return Err(e) };
-                let r = self.template.render_lenient(&q.context(&self.extra))?;
+                let r = self.template.render_probe(&q.context(&self.extra))?;
                 self.requires_nonnull_content = true;
                 r
             }

@@ -79,7 +79,7 @@ fn run(args: &[String]) -> Result<(), String> {
     match positional.first().map(|s| s.as_str()) {
         Some("analyze") if positional.len() >= 2 => {
             let t = template(positional[1])?;
-            let a = t.analysis();
+            let a = t.analysis().map_err(|e| e.to_string())?;
             if flag(args, "--json") {
                 println!("{}", serde_json::to_string_pretty(a).map_err(|e| e.to_string())?);
             } else {

@@ -243,6 +243,13 @@ fn parse_header(raw: &str, started: bool) -> Header {
     h
 }
 
+/// Whether a header's text so far can still be a header: every word it has that is not understood
+/// could be the start of one that is (the last word may be incomplete).
+fn could_become_header(raw: &str, started: bool) -> bool {
+    const WORDS: [&str; 7] = ["to=", "analysis", "commentary", "final", "json", ROLE, "<|constrain|>"];
+    parse_header(raw, started).unknown.iter().all(|w| w.starts_with("to=") || WORDS.iter().any(|k| k.starts_with(w.as_str())))
+}
+
 /// A word shaped like a content type (`json`, `application/json`).
 fn is_content_type(tok: &str) -> bool {
     tok.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '+' | '-' | '.'))
@@ -257,6 +264,12 @@ impl Machine for HarmonyParser {
             State::Header { at, .. } if !is_partial => {
                 let at = *at;
                 self.flush_header(at, "output ended inside a harmony header, kept as content", out);
+            }
+            // A partial result shows text that can no longer become a header (`Hello world` right
+            // after the prompt's `<|start|>assistant`) as the content it will end up as either way.
+            State::Header { raw, at, started } if !could_become_header(raw, *started) => {
+                let at = *at;
+                self.flush_header(at, "text where a harmony header belongs, kept as content", out);
             }
             State::Body(Dest::Tool { index, args, at }) if !is_partial && !is_valid_json(args) => {
                 let msg = format!("tool call {index} ends before its JSON arguments are complete");

@@ -18,7 +18,7 @@ use crate::api::{Delta, RequestOptions, ToolChoice};
 use crate::gbnf::{parse_tools, Expr, Grammar, SchemaConverter, Shape, Tool, ToolGrammar};
 use crate::parse::drive::Machine;
 use crate::parse::OutputParser;
-use crate::Result;
+use crate::{Error, ErrorKind, Result};
 
 mod auto;
 mod auto_grammar;
@@ -112,7 +112,13 @@ fn prefilled<M: Machine + 'static>(mut m: M, prefill: &str) -> (Box<dyn OutputPa
 /// `InvalidInput` for a tool without a name; `Schema` for an unusable parameter or response schema.
 pub fn build_grammar(analysis: &Analysis, options: &RequestOptions) -> Result<Grammar> {
     let format = format_of(analysis.handler);
-    let tools = if options.tool_choice == ToolChoice::None { Vec::new() } else { parse_tools(&options.tools)? };
+    let mut tools = if options.tool_choice == ToolChoice::None { Vec::new() } else { parse_tools(&options.tools)? };
+    if let ToolChoice::Function(name) = &options.tool_choice {
+        tools.retain(|t| &t.name == name);
+        if tools.is_empty() {
+            return Err(Error::new(ErrorKind::InvalidInput, format!("toolChoice names `{name}`, which is not among the tools")));
+        }
+    }
     let mut g = ToolGrammar::new(options.parallel_tool_calls);
     let thinking = options.enable_thinking;
     let (reasoning_start, reasoning_end) =
@@ -145,7 +151,8 @@ pub fn build_grammar(analysis: &Analysis, options: &RequestOptions) -> Result<Gr
     };
     let sp = g.b.space();
     let calls = g.b.add("tool-calls", shape.calls);
-    let (root, lazy) = if options.tool_choice == ToolChoice::Required || shape.triggers.is_empty() {
+    let required = matches!(options.tool_choice, ToolChoice::Required | ToolChoice::Function(_));
+    let (root, lazy) = if required || shape.triggers.is_empty() {
         let reasoning = format.reasoning_block(&mut g, analysis, thinking);
         let content = match &shape.content_stop {
             Some(stop) if !stop.is_empty() => g.b.until(stop),

@@ -51,21 +51,17 @@ impl Emitter {
 
     /// Visible content.
     pub fn content(&mut self, s: &str, out: &mut Vec<Delta>) {
-        let s = match &mut self.fence {
-            Some(f) => f.push(s),
-            None if s.is_empty() => return,
-            None => s.to_string(),
-        };
-        self.push_content(s, out);
+        let fenced = self.fence.as_mut().map(|f| f.push(s));
+        self.push_content(fenced.as_deref().unwrap_or(s), out);
     }
 
-    fn push_content(&self, s: String, out: &mut Vec<Delta>) {
+    fn push_content(&self, s: &str, out: &mut Vec<Delta>) {
         if s.is_empty() {
             return;
         }
         match self.last(out) {
-            Some(Delta::Content(c)) => c.push_str(&s),
-            _ => out.push(Delta::Content(s)),
+            Some(Delta::Content(c)) => c.push_str(s),
+            _ => out.push(Delta::Content(s.to_string())),
         }
     }
 
@@ -92,7 +88,7 @@ impl Emitter {
     pub fn finish(&mut self, out: &mut Vec<Delta>) {
         if let Some(f) = &mut self.fence {
             let s = f.finish();
-            self.push_content(s, out);
+            self.push_content(&s, out);
         }
     }
 }

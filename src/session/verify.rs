@@ -206,7 +206,14 @@ fn missing_from(rendered: &str, m: &Message) -> Option<&'static str> {
 
 /// Render each fixture and parse it back. Never fails as a whole: problems are per result.
 pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
-    let a = t.analysis();
+    let a = match t.analysis() {
+        Ok(a) => a,
+        Err(e) => {
+            let error = Some(format!("analysis failed: {e}"));
+            let result = VerifyResult { name: "analysis".into(), ok: false, output: String::new(), expected: Message::default(), actual: Message::default(), error, skipped: None };
+            return VerifyReport { ok: false, results: vec![result] };
+        }
+    };
     let object_args = t.caps().supports_object_arguments || !t.caps().supports_tool_calls;
     let user = json!({ "role": "user", "content": "Please help me." });
     let render = |messages: Vec<Value>, gen: bool| {

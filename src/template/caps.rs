@@ -27,7 +27,7 @@ pub(crate) fn probe(t: &super::Template) -> Caps {
         if let Some(tools) = tools {
             ctx["tools"] = tools;
         }
-        t.render_lenient(&ctx).map(|(text, _)| text).unwrap_or_default()
+        t.render_probe(&ctx).map(|(text, _)| text).unwrap_or_default()
     };
     let user = |content: Json| json!({ "role": "user", "content": content });
     let call = |name: &str, args: Json| {

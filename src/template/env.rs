@@ -3,11 +3,35 @@
 //! a Python-faithful `tojson`, `raise_exception`, `strftime_now` and Python-style printing of
 //! `None`/`True`/`False`, plus limits for untrusted templates.
 
-use super::tojson::{python_float_repr, tojson, tojson_lenient};
+use super::pylist::{visit, MAX_VALUE_DEPTH};
+use super::tojson::{python_float_repr, tojson, tojson_lenient, too_large, MAX_SERIALIZED_BYTES};
 use minijinja::syntax::SyntaxConfig;
 use minijinja::value::{Value, ValueKind};
 use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior};
 use std::fmt::Write;
+
+thread_local! {
+    /// Fuel a render had used when it last called into our code (a lower bound for a failed render,
+    /// whose state minijinja does not return).
+    static FUEL_SEEN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Start metering a new render.
+pub fn reset_fuel_seen() {
+    FUEL_SEEN.with(|f| f.set(0));
+}
+
+/// The fuel the current render had used when last seen.
+pub fn fuel_seen() -> u64 {
+    FUEL_SEEN.with(|f| f.get())
+}
+
+/// Note how much fuel the render has used (called from the formatter and our functions).
+pub fn note_fuel(state: &minijinja::State) {
+    if let Some((used, _)) = state.fuel_levels() {
+        FUEL_SEEN.with(|f| f.set(f.get().max(used)));
+    }
+}
 
 /// Limits applied to every render.
 #[derive(Debug, Clone, Copy)]
@@ -38,10 +62,12 @@ pub fn build_environment(limits: Limits, now: i64, lenient: bool) -> Environment
     }
     env.add_function("namespace", super::pylist::namespace);
     super::pylist::add_generator_filters(&mut env);
-    env.add_function("raise_exception", |msg: String| -> Result<Value, Error> {
+    env.add_function("raise_exception", |state: &minijinja::State, msg: String| -> Result<Value, Error> {
+        note_fuel(state);
         Err(Error::new(ErrorKind::InvalidOperation, msg))
     });
-    env.add_function("strftime_now", move |fmt: String| -> Result<Value, Error> {
+    env.add_function("strftime_now", move |state: &minijinja::State, fmt: String| -> Result<Value, Error> {
+        note_fuel(state);
         Ok(Value::from(strftime(&fmt, now)))
     });
     env.set_formatter(python_formatter);
@@ -54,12 +80,13 @@ pub fn build_environment(limits: Limits, now: i64, lenient: bool) -> Environment
 }
 
 /// Print values as Python's `str()` would: `None`, `True`, `1.0`, `['a', 1]`, `{'k': 'v'}`.
-fn python_formatter(out: &mut minijinja::Output, _state: &mut minijinja::State, value: &Value) -> Result<(), Error> {
+fn python_formatter(out: &mut minijinja::Output, state: &mut minijinja::State, value: &Value) -> Result<(), Error> {
+    note_fuel(state);
     match value.kind() {
         ValueKind::String | ValueKind::Undefined => write!(out, "{value}").map_err(write_err),
         _ => {
             let mut s = String::new();
-            python_repr(&mut s, value, true, 0);
+            python_repr(&mut s, value, true, 0)?;
             out.write_str(&s).map_err(write_err)
         }
     }
@@ -69,11 +96,26 @@ fn write_err(_: std::fmt::Error) -> Error {
     Error::new(ErrorKind::WriteFailure, "output limit reached")
 }
 
-fn python_repr(out: &mut String, value: &Value, top: bool, depth: usize) {
-    if depth > 64 {
+/// Python's `str()` of a value. A list inside itself prints `[...]` as in Python; a result beyond
+/// [`MAX_SERIALIZED_BYTES`] (shared sublists nested many times) is an error.
+fn python_repr(out: &mut String, value: &Value, top: bool, depth: usize) -> Result<(), Error> {
+    if depth > MAX_VALUE_DEPTH {
         out.push_str("...");
-        return;
+        return Ok(());
     }
+    if out.len() > MAX_SERIALIZED_BYTES {
+        return Err(too_large("printing a value"));
+    }
+    match visit(value, || python_repr_inner(out, value, top, depth)) {
+        Ok(r) => r,
+        Err(_) => {
+            out.push_str("[...]");
+            Ok(())
+        }
+    }
+}
+
+fn python_repr_inner(out: &mut String, value: &Value, top: bool, depth: usize) -> Result<(), Error> {
     match value.kind() {
         ValueKind::None => out.push_str("None"),
         ValueKind::Undefined => {}
@@ -114,7 +156,7 @@ fn python_repr(out: &mut String, value: &Value, top: bool, depth: usize) {
                     if i > 0 {
                         out.push_str(", ");
                     }
-                    python_repr(out, &item, false, depth + 1);
+                    python_repr(out, &item, false, depth + 1)?;
                 }
             }
             out.push(']');
@@ -126,9 +168,9 @@ fn python_repr(out: &mut String, value: &Value, top: bool, depth: usize) {
                     if i > 0 {
                         out.push_str(", ");
                     }
-                    python_repr(out, &key, false, depth + 1);
+                    python_repr(out, &key, false, depth + 1)?;
                     out.push_str(": ");
-                    python_repr(out, &value.get_item(&key).unwrap_or_default(), false, depth + 1);
+                    python_repr(out, &value.get_item(&key).unwrap_or_default(), false, depth + 1)?;
                 }
             }
             out.push('}');
@@ -137,6 +179,7 @@ fn python_repr(out: &mut String, value: &Value, top: bool, depth: usize) {
             let _ = write!(out, "{value}");
         }
     }
+    Ok(())
 }
 
 /// Days since 1970-01-01 → (year, month, day), proleptic Gregorian.
@@ -153,6 +196,17 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
+/// (year, month, day) → days since 1970-01-01, proleptic Gregorian; the inverse of [`civil_from_days`].
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = (m as i64 + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 const MONTHS: [&str; 12] = [
     "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
     "December",
@@ -166,22 +220,7 @@ pub fn strftime(fmt: &str, unix_seconds: i64) -> String {
     let (y, m, d) = civil_from_days(days);
     let (hh, mm, ss) = (secs / 3600, (secs / 60) % 60, secs % 60);
     let wd = (days + 3).rem_euclid(7) as usize; // 1970-01-01 was a Thursday (index 3 from Monday)
-    let doy = days - {
-        // days of Jan 1 of year y
-        let (mut yy, mut dd) = (1970i64, 0i64);
-        if y >= 1970 {
-            while yy < y {
-                dd += if (yy % 4 == 0 && yy % 100 != 0) || yy % 400 == 0 { 366 } else { 365 };
-                yy += 1;
-            }
-        } else {
-            while yy > y {
-                yy -= 1;
-                dd -= if (yy % 4 == 0 && yy % 100 != 0) || yy % 400 == 0 { 366 } else { 365 };
-            }
-        }
-        dd
-    } + 1;
+    let doy = days - days_from_civil(y, 1, 1) + 1;
     let month = MONTHS[(m - 1) as usize];
     let weekday = WEEKDAYS[wd];
     let mut out = String::new();
@@ -260,5 +299,17 @@ mod tests {
         assert_eq!(strftime("%d %b %Y", t), "26 Jul 2024");
         assert_eq!(strftime("%A, %B %-d, %Y", t), "Friday, July 26, 2024");
         assert_eq!(strftime("%j", t), "208");
+        assert_eq!(strftime("%Y-%m-%d %j", 0), "1970-01-01 001");
+        assert_eq!(strftime("%Y-%m-%d %j", 951_782_400), "2000-02-29 060");
+        assert_eq!(strftime("%Y-%m-%d %j", -62_135_596_800), "1-01-01 001");
+        assert_eq!(strftime("%Y-%m-%d %j", 253_402_300_799), "9999-12-31 365");
+    }
+
+    #[test]
+    fn day_numbers_round_trip() {
+        for days in (-800_000..3_000_000).step_by(997) {
+            let (y, m, d) = super::civil_from_days(days);
+            assert_eq!(super::days_from_civil(y, m, d), days);
+        }
     }
 }

@@ -2,9 +2,11 @@
 
 mod caps;
 mod env;
+mod nesting;
 mod pylist;
 mod render;
 mod tojson;
 
 pub use caps::Caps;
-pub use render::{render_template, Template, RenderOptions};
+pub use nesting::MAX_EXPRESSION_DEPTH;
+pub use render::{render_template, RenderOptions, Template};

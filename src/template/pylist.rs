@@ -21,6 +21,49 @@ impl PyList {
     }
 }
 
+/// Deepest nesting of mutable lists that printing and `tojson` follow.
+pub const MAX_VALUE_DEPTH: usize = 100;
+
+thread_local! {
+    /// The mutable lists being printed or serialized on this thread, outermost first.
+    static VISITING: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Why a mutable list cannot be entered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refused {
+    /// The list contains itself (Python prints `[...]`; `json.dumps` raises).
+    Cycle,
+    /// Nested deeper than [`MAX_VALUE_DEPTH`].
+    TooDeep,
+}
+
+/// Run `f` inside `value` when it is a mutable list: refuse re-entering a list already being visited
+/// (a cycle made with `l.append(l)`) and nesting beyond [`MAX_VALUE_DEPTH`]. Other values run `f`.
+pub fn visit<R>(value: &Value, f: impl FnOnce() -> R) -> Result<R, Refused> {
+    let Some(list) = value.downcast_object_ref::<PyList>() else { return Ok(f()) };
+    let ptr = list as *const PyList as usize;
+    VISITING.with(|v| {
+        let mut v = v.borrow_mut();
+        if v.contains(&ptr) {
+            return Err(Refused::Cycle);
+        }
+        if v.len() >= MAX_VALUE_DEPTH {
+            return Err(Refused::TooDeep);
+        }
+        v.push(ptr);
+        Ok(())
+    })?;
+    struct Pop;
+    impl Drop for Pop {
+        fn drop(&mut self) {
+            VISITING.with(|v| v.borrow_mut().pop());
+        }
+    }
+    let _pop = Pop;
+    Ok(f())
+}
+
 impl Object for PyList {
     fn repr(self: &Arc<Self>) -> ObjectRepr {
         ObjectRepr::Seq
@@ -37,7 +80,31 @@ impl Object for PyList {
         Enumerator::Values(self.items())
     }
 
+    fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
+        self.0.lock().ok().map(|v| v.len())
+    }
+
+    /// `str()` of the list, as Python prints it: a list inside itself is `[...]`.
+    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let this = Value::from_dyn_object(self.clone());
+        match visit(&this, || {
+            let mut list = f.debug_list();
+            for item in self.items() {
+                list.entry(&item);
+            }
+            list.finish()
+        }) {
+            Ok(r) => r,
+            Err(_) => f.write_str("[...]"),
+        }
+    }
+
     fn call_method(self: &Arc<Self>, _state: &mut State<'_, '_>, method: &str, args: &[Value]) -> Result<Value, Error> {
+        // Collected before the lock is taken: `l.extend(l)` iterates the list being extended.
+        let extension: Option<Vec<Value>> = match (method, args) {
+            ("extend", [v]) => Some(v.try_iter()?.collect()),
+            _ => None,
+        };
         let mut items = self.0.lock().map_err(|_| Error::new(ErrorKind::InvalidOperation, "list poisoned"))?;
         let grow = |items: &Vec<Value>, n: usize| {
             if items.len() + n > MAX_LEN {
@@ -54,8 +121,8 @@ impl Object for PyList {
                 Ok(Value::from(()))
             }
             "extend" => {
-                let (v,): (Value,) = from_args(args)?;
-                let new: Vec<Value> = v.try_iter()?.collect();
+                let (_,): (Value,) = from_args(args)?;
+                let new = extension.unwrap_or_default();
                 grow(&items, new.len())?;
                 items.extend(new);
                 Ok(Value::from(()))

@@ -24,15 +24,24 @@ pub struct RenderOptions {
     pub bos_token: Option<String>,
     /// `eos_token` used when the context has none. Default `""`.
     pub eos_token: Option<String>,
+    /// Fuel for a whole analysis: all probe renders of [`ChatTemplate::caps`] and
+    /// [`ChatTemplate::analysis`] together (each render is also held to `fuel`). Default 1,000,000.
+    pub analysis_fuel: Option<u64>,
 }
 
 impl Default for RenderOptions {
     fn default() -> Self {
-        RenderOptions { now: None, fuel: None, recursion_limit: None, max_output_bytes: None, bos_token: None, eos_token: None }
+        RenderOptions { now: None, fuel: None, recursion_limit: None, max_output_bytes: None, bos_token: None, eos_token: None, analysis_fuel: None }
     }
 }
 
+/// Range of `now`: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z (Python's datetime range). NaN fails too.
+const MIN_NOW: f64 = -62_135_596_800.0;
+const MAX_NOW: f64 = 253_402_300_799.0;
+
 const DEFAULT_FUEL: u64 = 1_000_000;
+/// One render's worth: the analysis of the hungriest shared template (Gemma 4) spends 35,000 in all.
+const DEFAULT_ANALYSIS_FUEL: u64 = 1_000_000;
 const DEFAULT_RECURSION: usize = 200;
 const DEFAULT_MAX_OUTPUT: usize = 8 << 20;
 /// Templates larger than this are refused outright.
@@ -48,6 +57,19 @@ pub struct Template {
     source: String,
     options: RenderOptions,
     caps: std::sync::OnceLock<Caps>,
+    /// What the probe renders of caps and analysis have spent, against `options.analysis_fuel`.
+    probes: std::sync::Mutex<ProbeBudget>,
+}
+
+/// Fuel spent by probe renders, and how they ended.
+#[derive(Debug, Default)]
+struct ProbeBudget {
+    spent: u64,
+    rendered: usize,
+    /// The first limit a probe hit: the analysis fails with it.
+    limit: Option<Error>,
+    /// The first error of any probe, reported when no probe rendered at all.
+    first_error: Option<Error>,
 }
 
 impl std::fmt::Debug for Template {
@@ -68,7 +90,16 @@ impl Template {
             fuel: options.fuel.unwrap_or(DEFAULT_FUEL),
             recursion: options.recursion_limit.unwrap_or(DEFAULT_RECURSION),
         };
-        let now = options.now.map(|t| t.floor() as i64).unwrap_or_else(current_unix_time);
+        let now = match options.now {
+            Some(t) if !(MIN_NOW..=MAX_NOW).contains(&t) => {
+                return Err(Error::new(
+                    ErrorKind::InvalidInput,
+                    format!("options.now: {t} is not a Unix time in years 1 to 9999 ({MIN_NOW} to {MAX_NOW})"),
+                ))
+            }
+            Some(t) => t.floor() as i64,
+            None => current_unix_time(),
+        };
         let env = compile(limits, now, false, source)?;
         Ok(Template {
             env,
@@ -78,6 +109,7 @@ impl Template {
             source: source.to_string(),
             options,
             caps: std::sync::OnceLock::new(),
+            probes: Default::default(),
         })
     }
 
@@ -95,7 +127,8 @@ impl Template {
     /// `eos_token`, and any extra keys such as `enable_thinking`).
     pub fn render(&self, context: &Json) -> Result<String> {
         let ctx = match context {
-            Json::Object(map) => map.clone(),
+            // Checked before cloning: cloning (and dropping) a value recurses once per level.
+            Json::Object(map) => check_depth(map).map(|_| map.clone())?,
             Json::Null => Map::new(),
             _ => return Err(Error::new(ErrorKind::InvalidInput, "context must be an object")),
         };
@@ -112,14 +145,66 @@ impl Template {
     /// and `tojson` of a generator is retried in the lenient environment. Returns the text and notes on
     /// what was relaxed. Limits still apply; errors of other kinds are returned as they are.
     pub fn render_lenient(&self, context: &Json) -> Result<(String, Vec<String>)> {
+        self.render_lenient_metered(context, &mut 0)
+    }
+
+    /// A probe render of caps or analysis: [`Self::render_lenient`], charged to the analysis budget.
+    pub(crate) fn render_probe(&self, context: &Json) -> Result<(String, Vec<String>)> {
+        let budget = self.options.analysis_fuel.unwrap_or(DEFAULT_ANALYSIS_FUEL);
+        let exhausted = || {
+            Error::new(
+                ErrorKind::Limit,
+                format!("analysis ran out of fuel: its probe renders together may use {budget} (options.analysisFuel)"),
+            )
+        };
+        // After a limit, later probes would only hit it again: the analysis is failing already.
+        match self.probes.lock() {
+            Ok(p) if p.limit.is_some() => return Err(p.limit.clone().unwrap_or_else(exhausted)),
+            Ok(p) if p.spent < budget => {}
+            _ => return Err(exhausted()),
+        }
+        let mut fuel = 0;
+        let result = self.render_lenient_metered(context, &mut fuel);
+        if let Ok(mut p) = self.probes.lock() {
+            p.spent = p.spent.saturating_add(fuel);
+            match &result {
+                Ok(_) => p.rendered += 1,
+                Err(e) => {
+                    if e.kind() == ErrorKind::Limit && p.limit.is_none() {
+                        p.limit = Some(e.clone());
+                    }
+                    p.first_error.get_or_insert_with(|| e.clone());
+                }
+            }
+            if p.spent >= budget && p.limit.is_none() {
+                p.limit = Some(exhausted());
+            }
+        }
+        result
+    }
+
+    /// Why the probes so far make an analysis meaningless: a limit was hit (endless loop, runaway
+    /// recursion, the analysis budget), or no probe rendered at all.
+    pub fn probe_failure(&self) -> Option<Error> {
+        let p = self.probes.lock().ok()?;
+        if let Some(e) = &p.limit {
+            return Some(e.clone());
+        }
+        match (&p.first_error, p.rendered) {
+            (Some(e), 0) => Some(Error::new(ErrorKind::Analysis, format!("no probe conversation renders: {}", e.detail()))),
+            _ => None,
+        }
+    }
+
+    fn render_lenient_metered(&self, context: &Json, fuel: &mut u64) -> Result<(String, Vec<String>)> {
         let mut ctx = match context {
-            Json::Object(map) => map.clone(),
+            Json::Object(map) => check_depth(map).map(|_| map.clone())?,
             _ => return Err(Error::new(ErrorKind::InvalidInput, "context must be an object")),
         };
         let mut notes = Vec::new();
         let mut env = &self.env;
         for _ in 0..MAX_LENIENT_RETRIES {
-            let err = match self.render_in(env, ctx.clone()) {
+            let err = match self.render_metered(env, ctx.clone(), fuel) {
                 Ok(text) => return Ok((text, notes)),
                 Err(e) => e,
             };
@@ -140,10 +225,15 @@ impl Template {
                 return Err(err);
             }
         }
-        self.render_in(env, ctx).map(|t| (t, notes))
+        self.render_metered(env, ctx, fuel).map(|t| (t, notes))
     }
 
-    fn render_in(&self, env: &Environment<'static>, mut ctx: Map<String, Json>) -> Result<String> {
+    fn render_in(&self, env: &Environment<'static>, ctx: Map<String, Json>) -> Result<String> {
+        self.render_metered(env, ctx, &mut 0)
+    }
+
+    /// Render and add the fuel the render used to `fuel` (for a failed render, what was seen last).
+    fn render_metered(&self, env: &Environment<'static>, mut ctx: Map<String, Json>, fuel: &mut u64) -> Result<String> {
         for (key, want_array) in [("messages", true), ("tools", true)] {
             if let Some(v) = ctx.get(key) {
                 if want_array && !(v.is_array() || v.is_null()) {
@@ -151,7 +241,10 @@ impl Template {
                 }
             }
         }
-        check_depth(&ctx)?;
+        if let Err(e) = check_depth(&ctx) {
+            drop_iteratively(Json::Object(ctx));
+            return Err(e);
+        }
         if !ctx.contains_key("bos_token") {
             ctx.insert("bos_token".into(), self.options.bos_token.clone().unwrap_or_default().into());
         }
@@ -162,17 +255,37 @@ impl Template {
         let limit = self.options.max_output_bytes.unwrap_or(DEFAULT_MAX_OUTPUT);
         let mut out = LimitedWriter { buf: Vec::new(), limit, exceeded: false };
         let value = minijinja::Value::from(minijinja::value::Serde(&Json::Object(ctx)));
+        super::env::reset_fuel_seen();
         let result = tmpl.render_captured_to(value, &mut out);
+        *fuel += match &result {
+            Ok(captured) => captured.state().fuel_levels().map_or(0, |(used, _)| used),
+            Err(e) if e.kind() == minijinja::ErrorKind::OutOfFuel => self.limits.fuel,
+            Err(_) => super::env::fuel_seen(),
+        };
         if out.exceeded {
             return Err(Error::new(ErrorKind::Limit, format!("rendered output exceeds {limit} bytes")));
         }
-        result.map_err(|e| convert_error(e, &self.source))?;
+        drop(result.map_err(|e| convert_error(e, &self.source))?);
         String::from_utf8(out.buf).map_err(|_| Error::new(ErrorKind::Render, "rendered output is not UTF-8"))
     }
 
-    /// Capabilities of the template, probed once on first use.
+    /// Capabilities of the template, probed once on first use (a probe that fails counts as "not
+    /// supported"; the probes of caps and of the analysis share one budget, `options.analysis_fuel`).
     pub fn caps(&self) -> &Caps {
-        self.caps.get_or_init(|| super::caps::probe(self))
+        if self.caps.get().is_none() {
+            let caps = super::caps::probe(self);
+            let _ = self.caps.set(caps);
+        }
+        self.caps.get_or_init(Caps::default)
+    }
+
+    /// [`Self::caps`], or the limit its probes hit.
+    pub fn caps_checked(&self) -> Result<&Caps> {
+        let caps = self.caps();
+        match self.probes.lock().ok().and_then(|p| p.limit.clone()) {
+            Some(e) => Err(e),
+            None => Ok(caps),
+        }
     }
 }
 
@@ -195,6 +308,18 @@ fn check_depth(ctx: &Map<String, Json>) -> Result<()> {
     Ok(())
 }
 
+/// Drop a value without recursion (serde_json's drop recurses once per nesting level).
+fn drop_iteratively(v: Json) {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Json::Array(a) => stack.extend(a),
+            Json::Object(o) => stack.extend(o.into_iter().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+}
+
 /// Most relaxations [`Template::render_lenient`] tries before giving up.
 const MAX_LENIENT_RETRIES: usize = 8;
 
@@ -207,6 +332,7 @@ fn undefined_variable(err: &str) -> Option<&str> {
 }
 
 fn compile(limits: Limits, now: i64, lenient: bool, source: &str) -> Result<Environment<'static>> {
+    super::nesting::check_expression_nesting(source)?;
     let mut env = build_environment(limits, now, lenient);
     env.add_template_owned(NAME, rewrite_generation_blocks(source)).map_err(|e| convert_error(e, source))?;
     Ok(env)
@@ -253,6 +379,8 @@ fn current_unix_time() -> i64 {
 
 /// `{% generation %}…{% endgeneration %}` (HF's assistant-mask blocks) render as their body. minijinja has
 /// no such tag, so it becomes `{% if true %}…{% endif %}`, which keeps the same whitespace control.
+/// The replacement is padded with spaces to the same byte length, so every offset, line and column
+/// minijinja reports in the rewritten source is the same in the original.
 fn rewrite_generation_blocks(source: &str) -> String {
     if !source.contains("generation") {
         return source.to_string();
@@ -262,12 +390,11 @@ fn rewrite_generation_blocks(source: &str) -> String {
     while let Some(pos) = rest.find("{%") {
         out.push_str(&rest[..pos]);
         let tag = &rest[pos..];
-        let mut i = 2;
         let bytes = tag.as_bytes();
+        let mut i = 2;
         if i < bytes.len() && (bytes[i] == b'-' || bytes[i] == b'+') {
             i += 1;
         }
-        let ws_start = i;
         while i < bytes.len() && bytes[i].is_ascii_whitespace() {
             i += 1;
         }
@@ -275,17 +402,16 @@ fn rewrite_generation_blocks(source: &str) -> String {
         while i < bytes.len() && bytes[i].is_ascii_alphabetic() {
             i += 1;
         }
-        let word = &tag[word_start..i];
-        let replacement = match word {
+        let replacement = match &tag[word_start..i] {
             "generation" => Some("if true"),
             "endgeneration" => Some("endif"),
             _ => None,
         };
         match replacement {
             Some(r) => {
-                out.push_str(&tag[..ws_start]);
-                out.push(' ');
+                out.push_str(&tag[..word_start]);
                 out.push_str(r);
+                out.extend(std::iter::repeat_n(' ', i - word_start - r.len()));
                 rest = &tag[i..];
             }
             None => {
@@ -295,8 +421,12 @@ fn rewrite_generation_blocks(source: &str) -> String {
         }
     }
     out.push_str(rest);
+    debug_assert_eq!(out.len(), source.len());
     out
 }
+
+/// The detail of minijinja's recursion-limit error (an `InvalidOperation`).
+const MINIJINJA_RECURSION_LIMIT: &str = "recursion limit exceeded";
 
 /// Map a minijinja error to ours, with line and column into the original source.
 pub(crate) fn convert_error(e: minijinja::Error, source: &str) -> Error {
@@ -309,11 +439,13 @@ pub(crate) fn convert_error(e: minijinja::Error, source: &str) -> Error {
     let kind = match e.kind() {
         K::SyntaxError | K::BadEscape | K::InvalidDelimiter => ErrorKind::TemplateSyntax,
         K::OutOfFuel | K::WriteFailure => ErrorKind::Limit,
-        _ if detail.contains("recursion limit") => ErrorKind::Limit,
+        // minijinja has no kind of its own for its recursion limit; this is its exact detail.
+        K::InvalidOperation if e.detail() == Some(MINIJINJA_RECURSION_LIMIT) => ErrorKind::Limit,
         _ => ErrorKind::Render,
     };
-    let detail = match e.kind() {
-        K::OutOfFuel => "template ran out of fuel (endless loop or too much work for the fuel limit)".to_string(),
+    let detail = match (e.kind(), e.detail()) {
+        (K::OutOfFuel, Some(d)) => d.to_string(),
+        (K::OutOfFuel, None) => "template ran out of fuel (endless loop or too much work for the fuel limit)".to_string(),
         _ => detail,
     };
     let mut err = Error::new(kind, detail);
@@ -321,7 +453,12 @@ pub(crate) fn convert_error(e: minijinja::Error, source: &str) -> Error {
         let column = e
             .range()
             .map(|r| {
-                let start = r.start.min(source.len());
+                // The rewritten source has the original's offsets (see rewrite_generation_blocks);
+                // the floor to a char boundary only guards against a bad range.
+                let mut start = r.start.min(source.len());
+                while !source.is_char_boundary(start) {
+                    start -= 1;
+                }
                 let line_start = source[..start].rfind('\n').map(|p| p + 1).unwrap_or(0);
                 source[line_start..start].chars().count() + 1
             })

@@ -6,6 +6,7 @@
 
 use minijinja::value::{Kwargs, Value, ValueKind};
 use minijinja::{Error, ErrorKind};
+use super::pylist::{visit, Refused, MAX_VALUE_DEPTH};
 use std::fmt::Write;
 
 struct Style {
@@ -72,10 +73,29 @@ fn newline(out: &mut String, style: &Style, depth: usize) {
     }
 }
 
+/// Largest `tojson` result; shared sublists (`[x, x]` nested 60 times) would otherwise print 2^60 bytes.
+pub const MAX_SERIALIZED_BYTES: usize = 8 << 20;
+
+/// The error for a serialization that outgrew [`MAX_SERIALIZED_BYTES`] (a `Limit` error to callers).
+pub fn too_large(what: &str) -> Error {
+    Error::new(ErrorKind::OutOfFuel, format!("{what}: result larger than {MAX_SERIALIZED_BYTES} bytes"))
+}
+
 fn write_value(out: &mut String, value: &Value, style: &Style, depth: usize) -> Result<(), Error> {
-    if depth > 256 {
+    if depth > MAX_VALUE_DEPTH {
         return Err(Error::new(ErrorKind::InvalidOperation, "tojson: value nested too deeply"));
     }
+    if out.len() > MAX_SERIALIZED_BYTES {
+        return Err(too_large("tojson"));
+    }
+    match visit(value, || write_container(out, value, style, depth)) {
+        Ok(r) => r,
+        Err(Refused::Cycle) => Err(Error::new(ErrorKind::InvalidOperation, "tojson: Circular reference detected")),
+        Err(Refused::TooDeep) => Err(Error::new(ErrorKind::InvalidOperation, "tojson: value nested too deeply")),
+    }
+}
+
+fn write_container(out: &mut String, value: &Value, style: &Style, depth: usize) -> Result<(), Error> {
     match value.kind() {
         ValueKind::Undefined => {
             return Err(Error::new(ErrorKind::InvalidOperation, "tojson: Undefined is not JSON serializable"))

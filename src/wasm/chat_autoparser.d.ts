@@ -14,9 +14,12 @@ export interface ChatAutoparserError extends Error {
 /** Options for compiling and rendering a template. */
 export interface RenderOptions {
   /** Unix time in seconds used by `strftime_now` (default: now). */
+  /** Years 1–9999 only; NaN or ±Infinity is an InvalidInput error. */
   now?: number;
   /** Fuel per render (≈ template instructions); default 1,000,000. */
   fuel?: number;
+  /** Fuel for a whole analysis (all probe renders together); default 1,000,000. */
+  analysisFuel?: number;
   /** Maximum nesting of loops and macro calls; default 200. */
   recursionLimit?: number;
   /** Maximum rendered size in bytes; default 8 MiB. */
@@ -74,13 +77,13 @@ export interface RequestOptions {
   messages?: ChatMessage[];
   addGenerationPrompt?: boolean;
   /** `none` | `content` | `reasoning` | `auto`: the last message is an assistant prefill being continued. */
-  continueFinalMessage?: 'none' | 'content' | 'reasoning' | 'auto';
+  continueFinalMessage?: 'none' | 'content' | 'reasoning' | 'auto' | boolean;
   /** Default true. */
   enableThinking?: boolean;
   /** `none` keeps reasoning (with its markers) in content. Default `auto`. */
   reasoningFormat?: 'none' | 'auto' | 'deepseek' | 'deepseek-legacy';
   parallelToolCalls?: boolean;
-  toolChoice?: 'auto' | 'required' | 'none';
+  toolChoice?: 'auto' | 'required' | 'none' | { type: 'function'; function: { name: string } };
   /** Response-format JSON schema: the answer is JSON. */
   jsonSchema?: Record<string, unknown> | null;
   /** The text may be cut short: a truncated tool call is kept instead of being an error. */

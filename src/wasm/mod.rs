@@ -41,7 +41,7 @@ pub fn render_template(source: &str, context: JsValue, options: JsValue) -> Resu
 #[wasm_bindgen(js_name = analyzeTemplate)]
 pub fn analyze_template(source: &str, options: JsValue) -> Result<JsValue, JsValue> {
     let t = js(crate::ChatTemplate::new(source, render_options(options)?))?;
-    to_js(t.analysis())
+    to_js(js(t.analysis())?)
 }
 
 /// A compiled chat template.
@@ -76,7 +76,7 @@ impl JsChatTemplate {
     /// The template's analysis (computed once, then cached).
     #[wasm_bindgen(getter)]
     pub fn analysis(&self) -> Result<JsValue, JsValue> {
-        to_js(self.inner.analysis())
+        to_js(js(self.inner.analysis())?)
     }
 
     /// Internal: lets the free functions accept this object where they take `templateOrSource`.
@@ -128,7 +128,7 @@ pub fn generation_prompt(template_or_source: JsValue, options: JsValue) -> Resul
 #[wasm_bindgen(js_name = parseOutput)]
 pub fn parse_output(template_or_source: JsValue, text: &str, options: JsValue) -> Result<JsValue, JsValue> {
     let (t, gp, opts) = parse_setup(&template_or_source, options)?;
-    let msg = js(crate::parse_output(t.analysis(), &gp, text, &opts))?;
+    let msg = js(crate::parse_output(js(t.analysis())?, &gp, text, &opts))?;
     to_js(&msg)
 }
 
@@ -155,7 +155,7 @@ impl JsStreamParser {
     #[wasm_bindgen(constructor)]
     pub fn new(template_or_source: JsValue, options: JsValue) -> Result<JsStreamParser, JsValue> {
         let (t, gp, opts) = parse_setup(&template_or_source, options)?;
-        let inner = js(crate::StreamParser::new(t.analysis(), &gp, &opts))?;
+        let inner = js(crate::StreamParser::new(js(t.analysis())?, &gp, &opts))?;
         Ok(JsStreamParser { inner, _template: t, scratch: Vec::new() })
     }
 

@@ -1,26 +1,26 @@
-//! Shared helpers for the conformance tests: where ../shared is, and JSONL loading.
+//! Helpers for the conformance tests: where the vendored reference corpus is, and JSONL loading.
 #![allow(dead_code)]
+
+pub mod expectations;
 
 use std::path::PathBuf;
 
-/// `../shared` next to the repository, or `$CHAT_AUTOPARSER_SHARED`.
-pub fn shared_dir() -> PathBuf {
-    match std::env::var_os("CHAT_AUTOPARSER_SHARED") {
-        Some(p) => PathBuf::from(p),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"),
-    }
+/// `tests/fixtures`: the pinned copy of the reference corpus (`conformance/`, `bench/`), refreshed by
+/// `scripts/refresh-fixtures.sh`. Tests never read `../shared`, so a clone of the repository alone runs them.
+pub fn fixtures_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
-/// Every line of a JSONL file under `shared/conformance/`.
+/// Every line of a JSONL file under `tests/fixtures/conformance/`.
 pub fn load_jsonl(name: &str) -> Vec<serde_json::Value> {
-    let path = shared_dir().join("conformance").join(name);
+    let path = fixtures_dir().join("conformance").join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).expect("valid JSONL")).collect()
 }
 
-/// Source of a shared template by file name.
+/// Source of a reference template by file name.
 pub fn template_source(name: &str) -> String {
-    let path = shared_dir().join("conformance/templates").join(name);
+    let path = fixtures_dir().join("conformance/templates").join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 

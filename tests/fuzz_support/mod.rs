@@ -73,8 +73,7 @@ impl Templates {
         let handler = detect_handler(&source);
         let mut markers: Vec<String> = Vec::new();
         let mut analysis = None;
-        if let Ok(t) = ChatTemplate::new(&source, RenderOptions::default()) {
-            let a = t.analysis();
+        if let Some(a) = ChatTemplate::new(&source, RenderOptions::default()).ok().as_ref().and_then(|t| t.analysis().ok()) {
             analysis = Some(Rc::new(a.clone()));
             markers.extend(a.preserved_tokens.iter().cloned());
             // preserved_tokens is the union of the format markers; add the role markers and the
@@ -178,7 +177,7 @@ pub fn case_subjects(templates: &mut Templates) -> Vec<Subject> {
     out
 }
 
-/// Template of each bench input family (see shared/bench/README.md).
+/// Template of each bench input family (see tests/fixtures/bench/README.md).
 pub const BENCH_TEMPLATES: [(&str, &str); 4] = [
     ("qwen3-coder", "Qwen3-Coder.jinja"),
     ("hermes-2-pro", "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja"),
@@ -202,7 +201,7 @@ pub fn bench_subjects(templates: &mut Templates, sizes: &[&str]) -> Vec<Subject>
         let (handler, markers, analysis) = templates.get(template);
         let gp = generation_prompt(template);
         for size in sizes {
-            let path = common::shared_dir().join(format!("bench/inputs/{family}-{size}.txt"));
+            let path = common::fixtures_dir().join(format!("bench/inputs/{family}-{size}.txt"));
             let Ok(body) = std::fs::read_to_string(&path) else { continue };
             let options = RequestOptions::default();
             for (kind, make, feeds_gp) in parsers_for(handler, analysis.as_ref(), &options, &gp) {
@@ -237,11 +236,26 @@ pub fn mutate_subject(s: &Subject, rng: &mut Rng) -> String {
 }
 
 /// 1–3 random edits: insert / delete / duplicate a marker, truncate, corrupt JSON punctuation,
-/// insert a stray special token or an odd character.
+/// insert a stray special token or an odd character, a run of one marker repeated (issue #11: parse
+/// time must stay linear), or a value that is not JSON right after a marker (`3 days`, `N/A`).
 pub fn mutate(text: &str, markers: &[String], rng: &mut Rng) -> String {
     let mut s = text.to_string();
     for _ in 0..1 + rng.below(3) {
-        match rng.below(7) {
+        match rng.below(9) {
+            7 if !markers.is_empty() => {
+                let m = &markers[rng.below(markers.len())];
+                let at = boundary(&s, rng);
+                s.insert_str(at, &m.repeat(20 + rng.below(200)));
+            }
+            8 if !markers.is_empty() => {
+                const NOT_JSON: [&str; 5] = ["3 days", "N/A", "{\"city\": }", "[1, 2", "tru"];
+                let m = &markers[rng.below(markers.len())];
+                let occ = occurrences(&s, m);
+                if !occ.is_empty() {
+                    let at = occ[rng.below(occ.len())] + m.len();
+                    s.insert_str(at, NOT_JSON[rng.below(NOT_JSON.len())]);
+                }
+            }
             0 if !markers.is_empty() => {
                 let m = &markers[rng.below(markers.len())];
                 let at = boundary(&s, rng);

@@ -26,16 +26,29 @@ use crate::{Error, ErrorKind, Result};
 use std::rc::Rc;
 use tool::{Call, ToolStep};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum State {
     /// Before anything: an optional reasoning start marker.
     Start,
     /// Reasoning without a start marker: undecided until its end marker (or a tool call) shows.
-    DelimReasoning,
-    Reasoning,
+    DelimReasoning {
+        /// Absolute offset up to which the end marker (and a call trigger) were searched.
+        scanned: usize,
+    },
+    Reasoning {
+        /// Leading whitespace of the block, held until something else shows (whitespace-only
+        /// reasoning is dropped).
+        ws: String,
+        started: bool,
+        /// The block's start was checked for a repeated start marker (rule R2).
+        checked: bool,
+    },
     /// A call marker inside open reasoning: reasoning if an end marker still follows, else the
     /// model forgot to close reasoning before the call (rule R1).
-    ReasoningCall,
+    ReasoningCall {
+        /// Absolute offset up to which the end marker was searched.
+        scanned: usize,
+    },
     Content,
     /// Inside content wrapper markers.
     Wrapped,
@@ -62,15 +75,8 @@ pub struct AutoParser {
     emit: Emitter,
     /// Optional whitespace (a marker's trailing whitespace) to skip next.
     trail: String,
-    /// Leading whitespace of the current reasoning block, held until something else shows.
-    reasoning_ws: String,
-    reasoning_started: bool,
-    /// Absolute offset up to which the delimiter-reasoning state has searched.
-    scanned: usize,
     /// The delimiter-reasoning state stands in for a missing start marker (rule R5).
     opener_missing: bool,
-    /// The start of the current reasoning block was checked for a repeated start marker (rule R2).
-    opener_checked: bool,
     /// A stray reasoning end marker in content, with thinking on, and the whitespace after it: kept
     /// as content once other text follows, dropped if the output ends here (rule R4).
     stray_close: Option<(String, String, usize)>,
@@ -97,11 +103,7 @@ impl AutoParser {
             input: Input::default(),
             emit: Emitter::new(format, false),
             trail: String::new(),
-            reasoning_ws: String::new(),
-            reasoning_started: false,
-            scanned: 0,
             opener_missing: false,
-            opener_checked: false,
             stray_close: None,
             call: Call::default(),
             calls: 0,
@@ -161,26 +163,32 @@ impl AutoParser {
             return;
         }
         // Whitespace-only reasoning is dropped (llama.cpp discards e.g. `<think>\n</think>`).
-        if !self.reasoning_started {
+        let State::Reasoning { ws, started, .. } = &mut self.state else {
+            // A whole block at once (delimiter-style reasoning).
+            if !s.chars().all(is_space) {
+                self.emit.reasoning(s, out);
+            }
+            return;
+        };
+        if !*started {
             if s.chars().all(is_space) {
-                self.reasoning_ws.push_str(s);
+                ws.push_str(s);
                 return;
             }
-            self.reasoning_started = true;
+            *started = true;
         }
-        if self.reasoning_ws.is_empty() {
+        if ws.is_empty() {
             self.emit.reasoning(s, out);
         } else {
-            let mut text = std::mem::take(&mut self.reasoning_ws);
+            let mut text = std::mem::take(ws);
             text.push_str(s);
             self.emit.reasoning(&text, out);
         }
     }
 
-    fn end_reasoning(&mut self) {
-        self.opener_checked = false;
-        self.reasoning_ws.clear();
-        self.reasoning_started = false;
+    /// A reasoning block opens (its whitespace not yet seen).
+    fn reasoning_state() -> State {
+        State::Reasoning { ws: String::new(), started: false, checked: false }
     }
 
     /// Emit the call's header, id and pending argument text as far as they are known.
@@ -274,14 +282,14 @@ impl AutoParser {
     }
 
     fn step(&mut self, text: &str, abs: usize, eof: bool, out: &mut Vec<Delta>) -> Step {
-        match self.state {
+        match &self.state {
             State::Start => self.step_start(text, abs, eof),
-            State::DelimReasoning => self.step_delim_reasoning(text, abs, eof, out),
-            State::Reasoning => self.step_reasoning(text, abs, eof, out),
-            State::ReasoningCall => self.step_reasoning_call(text, abs, eof, out),
+            &State::DelimReasoning { scanned } => self.step_delim_reasoning(scanned, text, abs, eof, out),
+            &State::Reasoning { started, checked, .. } => self.step_reasoning(started || checked, text, abs, eof, out),
+            &State::ReasoningCall { scanned } => self.step_reasoning_call(scanned, text, abs, eof, out),
             State::Content => self.step_content(text, abs, eof, out),
             State::Wrapped => self.step_wrapped(text, abs, eof, out),
-            State::Tool(t) => self.step_tool(t, text, abs, eof),
+            &State::Tool(t) => self.step_tool(t, text, abs, eof),
         }
     }
 
@@ -292,13 +300,13 @@ impl AutoParser {
             return Step::Adv(0);
         };
         if start.is_empty() {
-            self.state = State::DelimReasoning;
+            self.state = State::DelimReasoning { scanned: 0 };
             return Step::Adv(0);
         }
         match start.expect(text, eof) {
             Expect::Matched(n) => {
                 self.trail = start.trail.clone();
-                self.state = State::Reasoning;
+                self.state = Self::reasoning_state();
                 Step::Adv(n)
             }
             Expect::No => {
@@ -318,9 +326,9 @@ impl AutoParser {
                 }
                 if self.cfg.thinking {
                     // Thinking is on but the prompt did not open reasoning: reasoning up to an end
-                    // marker, if one comes before a tool call (rule R5).
+                    // marker, if one comes before a tool call or an opener (rule R5).
                     self.opener_missing = true;
-                    self.state = State::DelimReasoning;
+                    self.state = State::DelimReasoning { scanned: 0 };
                 } else {
                     self.state = State::Content;
                 }
@@ -330,41 +338,39 @@ impl AutoParser {
         }
     }
 
-    fn step_reasoning_call(&mut self, text: &str, abs: usize, eof: bool, out: &mut Vec<Delta>) -> Step {
+    fn step_reasoning_call(&mut self, scanned: usize, text: &str, abs: usize, eof: bool, out: &mut Vec<Delta>) -> Step {
         let Some((_, end)) = &self.cfg.reasoning else {
             self.state = State::Content;
             return Step::Adv(0);
         };
-        let from = floor_boundary(text, self.scanned.saturating_sub(abs));
+        let from = floor_boundary(text, scanned.saturating_sub(abs));
         match end.find(text.get(from..).unwrap_or("")).map(|(s, e)| (s + from, e + from)) {
             Some((s, e)) => {
                 // Closed later: the call was part of the reasoning (a call the model thought about).
                 let trail = end.trail.clone();
                 self.emit_reasoning(text.get(..s).unwrap_or(""), out);
-                self.end_reasoning();
                 self.trail = trail;
                 self.state = State::Content;
                 Step::Adv(e)
             }
             None if eof => {
                 self.diag(abs, "tool call inside open reasoning: reasoning ended at the call (rule R1)");
-                self.end_reasoning();
                 self.state = State::Content;
                 Step::Adv(0)
             }
             None => {
-                self.scanned = abs + text.len().saturating_sub(end.core.len());
+                self.state = State::ReasoningCall { scanned: abs + text.len().saturating_sub(end.core.len()) };
                 Step::Wait
             }
         }
     }
 
-    fn step_delim_reasoning(&mut self, text: &str, abs: usize, eof: bool, out: &mut Vec<Delta>) -> Step {
+    fn step_delim_reasoning(&mut self, scanned: usize, text: &str, abs: usize, eof: bool, out: &mut Vec<Delta>) -> Step {
         let Some((_, end)) = &self.cfg.reasoning else {
             self.state = State::Content;
             return Step::Adv(0);
         };
-        let from = floor_boundary(text, self.scanned.saturating_sub(abs));
+        let from = floor_boundary(text, scanned.saturating_sub(abs));
         let found = end.find(text.get(from..).unwrap_or("")).map(|(s, e)| (s + from, e + from));
         let mut trigger = self.tools().and_then(|t| t.trigger.find(text.get(from..).unwrap_or(""))).map(|(s, _)| s + from);
         if self.opener_missing {
@@ -379,7 +385,6 @@ impl AutoParser {
                     self.diag(abs, format!("reasoning without its start marker {:?}, up to its end marker (rule R5)", self.cfg.reasoning.as_ref().map_or("", |(s, _)| s.core.as_str())));
                 }
                 self.emit_reasoning(text.get(..s).unwrap_or(""), out);
-                self.end_reasoning();
                 self.trail = trail;
                 self.state = State::Content;
                 Step::Adv(e)
@@ -394,42 +399,53 @@ impl AutoParser {
                 // Both searches resume where a marker could still be starting.
                 let opener = self.cfg.reasoning.as_ref().map_or(0, |(s, _)| s.core.len());
                 let longest = self.tools().map_or(0, |t| t.trigger.core.len()).max(end.core.len()).max(opener);
-                self.scanned = abs + text.len().saturating_sub(longest);
+                self.state = State::DelimReasoning { scanned: abs + text.len().saturating_sub(longest) };
                 Step::Wait
             }
         }
     }
 
-    fn step_reasoning(&mut self, text: &str, abs: usize, eof: bool, out: &mut Vec<Delta>) -> Step {
+    /// `checked`: the block's start was already checked for a repeated start marker, or text began.
+    fn step_reasoning(&mut self, checked: bool, text: &str, abs: usize, eof: bool, out: &mut Vec<Delta>) -> Step {
         let cfg = Rc::clone(&self.cfg);
-        if !self.opener_checked && !self.reasoning_started {
-            if let Some((start, end)) = cfg.reasoning.as_ref().filter(|(s, _)| !s.is_empty()) {
-                // An empty repeated block (`<think>\n\n</think>`) keeps its opener as reasoning text,
-                // as llama.cpp does: only an opener that reasoning follows is the stray one.
-                let empty_after = |n: usize| {
-                    let after = text.get(n..).unwrap_or("");
-                    if after.trim_start_matches(is_space).is_empty() && !eof {
-                        return Expect::NeedMore;
-                    }
-                    end.expect(after, eof)
-                };
-                match start.expect(text, eof) {
-                    Expect::Matched(n) if empty_after(n) == Expect::NeedMore => return Step::Wait,
-                    Expect::Matched(n) if matches!(empty_after(n), Expect::Matched(_)) => self.opener_checked = true,
-                    Expect::Matched(n) => {
-                        // The block was opened already (by the prompt): the model wrote it again.
-                        self.opener_checked = true;
-                        let lead = text.len() - text.trim_start_matches(is_space).len();
-                        self.diag(abs + lead, format!("repeated reasoning start marker {:?} dropped (rule R2)", start.core));
-                        self.trail = start.trail.clone();
-                        return Step::Adv(n);
-                    }
-                    Expect::NeedMore => return Step::Wait,
-                    Expect::No => self.opener_checked = true,
-                }
+        if !checked {
+            if let Some(step) = self.repeated_opener(text, abs, eof) {
+                return step;
             }
         }
         self.until_end(text, abs, cfg.reasoning.as_ref().map(|(_, e)| e), eof, out, true)
+    }
+
+    /// At the start of a reasoning block, the start marker written again (the prompt had opened the
+    /// block): dropped with a diagnostic (rule R2). An empty repeated block (`<think>\n\n</think>`)
+    /// keeps its opener as reasoning text, as llama.cpp's tests expect.
+    fn repeated_opener(&mut self, text: &str, abs: usize, eof: bool) -> Option<Step> {
+        let cfg = Rc::clone(&self.cfg);
+        let (start, end) = cfg.reasoning.as_ref().filter(|(s, _)| !s.is_empty())?;
+        let empty_after = |n: usize| {
+            let after = text.get(n..).unwrap_or("");
+            if after.trim_start_matches(is_space).is_empty() && !eof {
+                return Expect::NeedMore;
+            }
+            end.expect(after, eof)
+        };
+        let drop = match start.expect(text, eof) {
+            Expect::NeedMore => return Some(Step::Wait),
+            Expect::No => None,
+            Expect::Matched(n) => match empty_after(n) {
+                Expect::NeedMore => return Some(Step::Wait),
+                Expect::Matched(_) => None,
+                Expect::No => Some(n),
+            },
+        };
+        if let State::Reasoning { checked, .. } = &mut self.state {
+            *checked = true;
+        }
+        let n = drop?;
+        let lead = text.len() - text.trim_start_matches(is_space).len();
+        self.diag(abs + lead, format!("repeated reasoning start marker {:?} dropped (rule R2)", start.core));
+        self.trail = start.trail.clone();
+        Some(Step::Adv(n))
     }
 
     /// Shared by reasoning and wrapped content: emit text up to the block's end marker (holding back
@@ -443,22 +459,23 @@ impl AutoParser {
             self.state = State::Content;
             return Step::Adv(0);
         };
-        let found = end.find(text);
         // A call marker inside open reasoning ends it: templates that render reasoning only before
-        // calls say so (reasoning_ends_at_call); elsewhere the model forgot the end marker (rule R1).
+        // calls say so (reasoning_ends_at_call); elsewhere only if reasoning is never closed (rule R1).
         let call_tools = self.tools().filter(|t| reasoning && !t.trigger_is_body);
+        let scope = match call_tools {
+            Some(t) => search_scope(text, &[end, &t.trigger, &t.call_trigger]),
+            None => search_scope(text, &[end]),
+        };
+        let found = end.find(scope);
         if let Some(t) = call_tools {
-            let call = [&t.trigger, &t.call_trigger].iter().filter_map(|m| m.find(text)).map(|(s, _)| s).min();
+            let call = [&t.trigger, &t.call_trigger].iter().filter_map(|m| m.find(scope)).map(|(s, _)| s).min();
             if let Some(c) = call.filter(|c| found.is_none_or(|(s, _)| *c < s)) {
+                self.emit_reasoning(text.get(..c).unwrap_or(""), out);
                 if !self.cfg.reasoning_ends_at_call {
                     // Undecided until an end marker or the end of the output shows.
-                    self.emit_reasoning(text.get(..c).unwrap_or(""), out);
-                    self.scanned = abs + c;
-                    self.state = State::ReasoningCall;
+                    self.state = State::ReasoningCall { scanned: abs + c };
                     return Step::Adv(c);
                 }
-                self.emit_reasoning(text.get(..c).unwrap_or(""), out);
-                self.end_reasoning();
                 self.state = State::Content;
                 return Step::Adv(c);
             }
@@ -476,9 +493,6 @@ impl AutoParser {
         }
         match consumed {
             Some(e) => {
-                if reasoning {
-                    self.end_reasoning();
-                }
                 self.trail = end.trail.clone();
                 self.state = State::Content;
                 Step::Adv(e)
@@ -493,16 +507,27 @@ impl AutoParser {
         if skipped > 0 {
             return Step::Adv(skipped);
         }
+        // Every marker this step looks for is searched only up to the first one present (see search_scope).
+        let cfg = Rc::clone(&self.cfg);
+        let mut wanted: Vec<&Marker> = Vec::new();
+        if let Some(t) = self.tools() {
+            wanted.extend([&t.trigger, &t.call_trigger]);
+        }
+        wanted.extend(cfg.content_wrap.as_ref().map(|(s, _)| s));
+        if let Some((s, e)) = cfg.reasoning.as_ref() {
+            wanted.extend([s, e]);
+        }
+        let scope = search_scope(text, &wanted);
         let trigger = self.tools().and_then(|t| {
-            let section = t.trigger.find(text).map(|m| (m, t.trigger_is_body, true));
-            let call = t.call_trigger.find(text).map(|m| (m, false, false));
+            let section = t.trigger.find(scope).map(|m| (m, t.trigger_is_body, true));
+            let call = t.call_trigger.find(scope).map(|m| (m, false, false));
             match (section, call) {
                 (Some(a), Some(b)) => Some(if b.0 .0 < a.0 .0 { b } else { a }),
                 (a, b) => a.or(b),
             }
         });
-        let wrap = self.cfg.content_wrap.as_ref().and_then(|(s, _)| s.find(text));
-        if let Some(step) = self.reasoning_in_content(text, abs, trigger.map(|t| t.0 .0), wrap.map(|w| w.0), out) {
+        let wrap = self.cfg.content_wrap.as_ref().and_then(|(s, _)| s.find(scope));
+        if let Some(step) = self.reasoning_in_content(text, scope, abs, trigger.map(|t| t.0 .0), wrap.map(|w| w.0), out) {
             return step;
         }
         match (trigger, wrap) {
@@ -554,11 +579,12 @@ impl AutoParser {
     /// wrapper (`wrap_at`): a start marker re-opens reasoning (interleaved thinking; an empty block
     /// vanishes, see `emit_reasoning`); a stray end marker closes nothing and stays in content as
     /// written, with a diagnostic (rule R4).
-    fn reasoning_in_content(&mut self, text: &str, abs: usize, call_at: Option<usize>, wrap_at: Option<usize>, out: &mut Vec<Delta>) -> Option<Step> {
+    /// `scope`: the start of `text` that holds the first of the markers the content step looks for.
+    fn reasoning_in_content(&mut self, text: &str, scope: &str, abs: usize, call_at: Option<usize>, wrap_at: Option<usize>, out: &mut Vec<Delta>) -> Option<Step> {
         let cfg = Rc::clone(&self.cfg);
         let (start, end) = cfg.reasoning.as_ref()?;
-        let open = start.find(text).map(|m| (m, true));
-        let close = end.find(text).map(|m| (m, false));
+        let open = start.find(scope).map(|m| (m, true));
+        let close = end.find(scope).map(|m| (m, false));
         let ((s, e), opens) = match (open, close) {
             (Some(a), Some(b)) => if b.0 .0 < a.0 .0 { b } else { a },
             (a, b) => a.or(b)?,
@@ -577,9 +603,8 @@ impl AutoParser {
         }
         self.emit_content(before, out);
         if opens {
-            self.end_reasoning();
             self.trail = start.trail.clone();
-            self.state = State::Reasoning;
+            self.state = Self::reasoning_state();
         } else {
             // A close marker after reasoning ended (or with thinking off) closes nothing: it is text.
             let marker = text.get(s..e).unwrap_or("");
@@ -618,8 +643,8 @@ impl AutoParser {
     fn settle_complete(&mut self, out: &mut Vec<Delta>) -> Result<()> {
         let rest = self.input.take_pending();
         let end_abs = self.input.offset();
-        match self.state {
-            State::Reasoning => self.emit_reasoning(&rest, out),
+        match self.state.clone() {
+            State::Reasoning { .. } => self.emit_reasoning(&rest, out),
             State::Tool(step) => {
                 if let ToolStep::JsonObj = step {
                     let mut json = std::mem::take(&mut self.call.json);
@@ -707,7 +732,9 @@ impl Machine for AutoParser {
         }
         match self.state {
             State::Content | State::Wrapped => self.emit_content(chunk, out),
-            State::Reasoning => self.emit_reasoning(chunk, out),
+            // A block's start is first checked for a repeated start marker (rule R2).
+            State::Reasoning { started: false, checked: false, .. } => return false,
+            State::Reasoning { .. } => self.emit_reasoning(chunk, out),
             _ => return false,
         }
         self.flush_call(out);
@@ -720,5 +747,18 @@ impl Machine for AutoParser {
         self.state = State::Content;
         self.emit_content(rest, out);
         rest.len()
+    }
+}
+
+/// The start of `text` up to the end of the first core of any of `markers` (all of `text` when none
+/// occurs). A step that compares where several markers occur needs only the first one; searching each
+/// marker through the whole text instead made a step cost the text's length whenever one of them was
+/// absent, so whole-text parsing of a repeated marker was quadratic (issue #11 item 8). Leading
+/// whitespace before a core lies inside the scope too.
+fn search_scope<'t>(text: &'t str, markers: &[&Marker]) -> &'t str {
+    let cores: Vec<&str> = markers.iter().map(|m| m.core.as_str()).filter(|c| !c.is_empty()).collect();
+    match crate::parse::drive::next_marker(text, &cores) {
+        Some((p, i)) => text.get(..p + cores.get(i).map_or(0, |c| c.len())).unwrap_or(text),
+        None => text,
     }
 }

@@ -1,7 +1,7 @@
 //! The tool-call states of the auto parser: a call section, the call's markers, name and id, and its
 //! arguments in the analysed layout (JSON, tagged, literal, or a JSON-native call object).
 
-use super::{AutoParser, State, Step};
+use super::{search_scope, AutoParser, State, Step};
 use crate::analysis::{CallIdPosition, ToolFormat};
 use crate::parse::config::ToolConfig;
 use crate::parse::json::{escape_inner, Feed, JsonValue, PyToJson};
@@ -233,7 +233,8 @@ impl AutoParser {
             },
             ToolStep::IdValue(at) => {
                 let ends: Vec<&Marker> = [&t.id_suffix, &t.args_start, &t.name_prefix, &t.close, &t.per_call_end, &t.section_end].into_iter().filter(|m| !m.is_empty()).collect();
-                let found = ends.iter().filter_map(|m| m.find(text)).map(|(s, _)| s).min();
+                let scope = search_scope(text, &ends);
+                let found = ends.iter().filter_map(|m| m.find(scope)).map(|(s, _)| s).min();
                 // Without any end marker the id is one word (ends at whitespace or the arguments).
                 let stop = if ends.is_empty() { text.find(|c: char| is_space(c) || c == '{' || c == '[') } else { found };
                 match stop {
@@ -568,7 +569,8 @@ impl AutoParser {
             (t.value_suffix.find(text), if eof { 0 } else { t.value_suffix.holdback(text) })
         } else {
             let ends = [&t.arg_name_prefix, &t.close, &t.per_call_end, &t.section_end];
-            let found = ends.iter().filter_map(|m| m.find(text)).map(|(s, _)| (s, s)).min();
+            let scope = search_scope(text, &ends);
+            let found = ends.iter().filter_map(|m| m.find(scope)).map(|(s, _)| (s, s)).min();
             (found, if eof { 0 } else { ends.iter().map(|m| m.holdback(text)).max().unwrap_or(0) })
         };
         let (value_end, consumed) = match found {

@@ -1,0 +1,75 @@
+//! Whole-text parse time per byte on adversarial repeated markers (issue #11 item 8).
+//!
+//! For every template in a directory (default `../shared/conformance/templates`), for each of its
+//! markers (the analysis' preserved tokens, plus all of them in a row), parse 1 KB … 1 MB of that
+//! marker repeated as one whole text and print the time per byte. The figure to watch is the ratio of
+//! time per byte at 1 MB to that at 1 KB: flat (≈ 1) means linear; quadratic parsing shows as ≈ 1000.
+//! A benchmark, not a test: `cargo run --profile bench --example parse_adversarial [DIR]`.
+
+use chat_autoparser::api::RequestOptions;
+use chat_autoparser::{generation_prompt, parse_output};
+use chat_autoparser::{ChatTemplate, RenderOptions};
+use std::time::Instant;
+
+const SIZES: [usize; 4] = [1 << 10, 1 << 14, 1 << 17, 1 << 20];
+
+/// Nanoseconds per byte of a whole-text parse of `unit` repeated to `size` bytes (best of a few runs).
+fn ns_per_byte(a: &chat_autoparser::analysis::Analysis, gp: &str, unit: &str, size: usize) -> f64 {
+    let text = unit.repeat(size.div_ceil(unit.len()));
+    let runs = if size <= 1 << 14 { 20 } else { 3 };
+    let mut best = f64::MAX;
+    for _ in 0..runs {
+        let t0 = Instant::now();
+        let _ = std::hint::black_box(parse_output(a, gp, &text, &RequestOptions::default()));
+        best = best.min(t0.elapsed().as_nanos() as f64 / text.len() as f64);
+    }
+    best
+}
+
+fn main() {
+    let dir = std::env::args().nth(1).unwrap_or_else(|| "../shared/conformance/templates".into());
+    let mut paths: Vec<_> = std::fs::read_dir(&dir).expect("template directory").flatten().map(|e| e.path()).collect();
+    paths.sort();
+    let (mut worst, mut worst_case) = (0f64, String::new());
+    let mut stopped: Vec<String> = Vec::new();
+    println!("{:<48} {:>7} {:>10} {:>10} {:>7}  marker", "template", "markers", "ns/B 1KB", "ns/B 1MB", "ratio");
+    for path in paths {
+        let name = path.file_name().unwrap_or_default().to_string_lossy().to_string();
+        let Ok(source) = std::fs::read_to_string(&path) else { continue };
+        let Ok(t) = ChatTemplate::new(&source, RenderOptions::default()) else { continue };
+        let Ok(a) = t.analysis() else {
+            println!("{name:<48} analysis failed");
+            continue;
+        };
+        let gp = generation_prompt(&t, a, &RequestOptions::default()).unwrap_or_default();
+        let mut units: Vec<String> = a.preserved_tokens.iter().filter(|m| !m.is_empty()).cloned().collect();
+        units.push(units.concat());
+        units.retain(|u| !u.is_empty());
+        let (mut t_worst, mut t_case, mut small_big) = (0f64, String::new(), (0.0, 0.0));
+        for unit in &units {
+            // A size whose time per byte is already 50× the 1 KB one stops the series (a quadratic parse of
+            // 1 MB would take minutes); the ratio reported is then the one reached so far, marked `stopped`.
+            let mut per: Vec<f64> = Vec::new();
+            for &s in &SIZES {
+                per.push(ns_per_byte(a, &gp, unit, s));
+                if per[per.len() - 1] > 50.0 * per[0].max(1.0) {
+                    stopped.push(format!("{name} {:?} at {s} bytes", unit.chars().take(40).collect::<String>()));
+                    break;
+                }
+            }
+            let ratio = per[per.len() - 1] / per[0].max(1e-3);
+            if ratio > t_worst {
+                (t_worst, t_case, small_big) = (ratio, unit.clone(), (per[0], per[per.len() - 1]));
+            }
+        }
+        let shown: String = t_case.chars().take(40).collect();
+        println!("{name:<48} {:>7} {:>10.1} {:>10.1} {:>7.2}  {shown:?}", units.len(), small_big.0, small_big.1, t_worst);
+        if t_worst > worst {
+            (worst, worst_case) = (t_worst, format!("{name} {shown:?}"));
+        }
+    }
+    println!("worst 1MB/1KB time-per-byte ratio: {worst:.2} ({worst_case})");
+    for s in &stopped {
+        println!("stopped (superlinear): {s}");
+    }
+}
