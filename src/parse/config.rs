@@ -133,7 +133,7 @@ impl ParserConfig {
             None
         };
         let reasoning_ends_at_call = r.mode == ReasoningMode::ToolsOnly;
-        ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking, tools }
+        ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools }
     }
 }
 

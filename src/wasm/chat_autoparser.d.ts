@@ -78,8 +78,12 @@ export interface RequestOptions {
   addGenerationPrompt?: boolean;
   /** `none` | `content` | `reasoning` | `auto`: the last message is an assistant prefill being continued. */
   continueFinalMessage?: 'none' | 'content' | 'reasoning' | 'auto' | boolean;
-  /** Default true. */
+  /** Not given: whatever the template does without it — the same context `render()` gets — for the prompt and the parser alike. */
   enableThinking?: boolean;
+  /** The text the real prompt ended with (e.g. rendered by transformers or a server): overrides the rendered generation prompt, so parsing starts where that prompt left off. */
+  generationPrompt?: string;
+  /** Output that ends inside a tool call throws a `Parse` error (with `offset`) instead of ending with the incomplete call and `finishReason: 'length'`. Default false. */
+  strict?: boolean;
   /** `none` keeps reasoning (with its markers) in content. Default `auto`. */
   reasoningFormat?: 'none' | 'auto' | 'deepseek' | 'deepseek-legacy';
   parallelToolCalls?: boolean;
@@ -105,6 +109,8 @@ export interface Message {
   content: string | null;
   reasoning_content: string | null;
   tool_calls?: ToolCall[];
+  /** Only from `parseOutput`, only when the output ended inside a tool call (the last call is incomplete). */
+  finishReason?: 'length';
 }
 
 /** One OpenAI `chat.completion.chunk` delta. */
@@ -180,8 +186,9 @@ export function analyzeTemplate(source: string, options?: RenderOptions): Analys
 export function generationPrompt(templateOrSource: TemplateOrSource, options?: RequestOptions): string;
 
 /**
- * Parse a whole model output.
- * @throws {ChatAutoparserError} `Parse` (with `offset`) when `isPartial` is false and the output ends inside a tool call.
+ * Parse a whole model output. Never throws on model output: output that ends inside a tool call gives the
+ * message as parsed with `finishReason: 'length'` (and a diagnostic).
+ * @throws {ChatAutoparserError} `Parse` (with `offset`) with `strict: true` when `isPartial` is false and the output ends inside a tool call.
  */
 export function parseOutput(templateOrSource: TemplateOrSource, text: string, options?: RequestOptions): Message;
 
@@ -191,11 +198,13 @@ export class StreamParser {
   /** Consume a chunk; never throws on malformed output (see `diagnostics`). */
   push(chunk: string): Delta[];
   /**
-   * Flush held-back text.
-   * @throws {ChatAutoparserError} `Parse` when `isPartial` is false and the output ends inside a tool call;
-   * the error's `deltas` property holds the flushed deltas.
+   * Flush held-back text. Output that ends inside a tool call sets `finishReason` to `'length'`.
+   * @throws {ChatAutoparserError} `Parse` with `strict: true` when `isPartial` is false and the output ends inside a
+   * tool call; the error's `deltas` property holds the flushed deltas.
    */
   finish(): Delta[];
+  /** `'length'` after `finish()` when the output ended inside a tool call (the last call is incomplete), else `null`. */
+  readonly finishReason: 'length' | null;
   readonly message: Message;
   readonly diagnostics: Diagnostic[];
   /** True after a stop marker (harmony `<|return|>` / `<|call|>`). */
