@@ -115,7 +115,7 @@ impl AutoParser {
         let cfg = Rc::clone(&p.cfg);
         let text_markers = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s, e]);
         let tool_markers = cfg.tools.iter().flat_map(|t| [&t.trigger, &t.call_trigger]);
-        for m in text_markers.chain(tool_markers) {
+        for m in text_markers.chain(tool_markers).chain(cfg.turn_end.iter()) {
             m.mark_first_bytes(&mut p.text_marker_bytes);
         }
         p
@@ -467,6 +467,18 @@ impl AutoParser {
             None => search_scope(text, &[end]),
         };
         let found = end.find(scope);
+        if !reasoning {
+            // Wrapped content: the turn ended (an end-of-turn token) before the wrapper's end marker.
+            let cfg = Rc::clone(&self.cfg);
+            let hay = found.map_or(text, |(_, e)| text.get(..e).unwrap_or(text));
+            let eot = cfg.turn_end.iter().filter_map(|m| m.find(hay).map(|f| (m, f))).min_by_key(|(_, (s, _))| *s);
+            if let Some((m, (s, e))) = eot.filter(|(_, (s, _))| found.is_none_or(|(f, _)| *s < f)) {
+                self.emit_content(text.get(..s).unwrap_or(""), out);
+                self.diag(abs + s, format!("end-of-turn token {:?} before the content end marker {:?}: block closed, token dropped (rule R7)", m.core, end.core));
+                self.state = State::Content;
+                return Step::Adv(e);
+            }
+        }
         if let Some(t) = call_tools {
             let call = [&t.trigger, &t.call_trigger].iter().filter_map(|m| m.find(scope)).map(|(s, _)| s).min();
             if let Some(c) = call.filter(|c| found.is_none_or(|(s, _)| *c < s)) {
@@ -483,7 +495,10 @@ impl AutoParser {
         let call_keep = call_tools.map_or(0, |t| t.trigger.holdback(text).max(t.call_trigger.holdback(text)));
         let (n, consumed) = match found {
             Some((s, e)) => (s, Some(e)),
-            None => (text.len() - if eof { 0 } else { end.holdback(text).max(call_keep) }, None),
+            None => {
+                let eot_keep = if reasoning { 0 } else { self.cfg.turn_end.iter().map(|m| m.holdback(text)).max().unwrap_or(0) };
+                (text.len() - if eof { 0 } else { end.holdback(text).max(call_keep).max(eot_keep) }, None)
+            }
         };
         let piece = text.get(..n).unwrap_or("");
         if reasoning {
@@ -517,7 +532,11 @@ impl AutoParser {
         if let Some((s, e)) = cfg.reasoning.as_ref() {
             wanted.extend([s, e]);
         }
+        wanted.extend(cfg.turn_end.iter());
         let scope = search_scope(text, &wanted);
+        if let Some(step) = self.turn_end_in_content(text, scope, abs, out) {
+            return step;
+        }
         let trigger = self.tools().and_then(|t| {
             let section = t.trigger.find(scope).map(|m| (m, t.trigger_is_body, true));
             let call = t.call_trigger.find(scope).map(|m| (m, false, false));
@@ -566,13 +585,29 @@ impl AutoParser {
                 } else {
                     let t = self.tools().map_or(0, |t| t.trigger.holdback(text).max(t.call_trigger.holdback(text)));
                     let w = self.cfg.content_wrap.as_ref().map_or(0, |(s, _)| s.holdback(text));
-                    t.max(w).max(self.reasoning_holdback(text))
+                    let eot = self.cfg.turn_end.iter().map(|m| m.holdback(text)).max().unwrap_or(0);
+                    t.max(w).max(self.reasoning_holdback(text)).max(eot)
                 };
                 let n = text.len() - keep;
                 self.emit_content(text.get(..n).unwrap_or(""), out);
                 if n == 0 { Step::Wait } else { Step::Adv(n) }
             }
         }
+    }
+
+    /// An end-of-turn special token (`<|im_end|>`, from the analysis) as the first marker in content:
+    /// the model ended its turn in writing; the token is dropped with a diagnostic (rule R7) and what
+    /// follows, if anything, stays content.
+    fn turn_end_in_content(&mut self, text: &str, scope: &str, abs: usize, out: &mut Vec<Delta>) -> Option<Step> {
+        let cfg = Rc::clone(&self.cfg);
+        let (m, (s, e)) = cfg.turn_end.iter().filter_map(|m| m.find(scope).map(|f| (m, f))).min_by_key(|(_, (s, _))| *s)?;
+        // Another marker starting at or before it wins (scope ends at the first marker found).
+        if e < scope.len() {
+            return None;
+        }
+        self.emit_content(text.get(..s).unwrap_or(""), out);
+        self.diag(abs + s, format!("end-of-turn token {:?} dropped (rule R7)", m.core));
+        Some(Step::Adv(e))
     }
 
     /// Reasoning markers met in content, when one comes before any tool call (`call_at`) or content
