@@ -22,6 +22,7 @@ echo; echo "== build wasm"
 bash scripts/build.sh
 echo; echo "== tsc --noEmit (every export, against the shipped declarations)"
 npx --no-install tsc -p pkg-tests/types
+npx --no-install tsc -p pkg-tests/types/tsconfig.adapters.json   # adapter subpaths, with the SDKs' own types
 echo "types ok"
 echo; echo "== node --test pkg-tests/"
 node --test --test-reporter=spec pkg-tests/

@@ -18,7 +18,8 @@ pub struct FunctionCall {
 /// One tool call of an assistant message.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCall {
-    /// Call id as the model wrote it, or empty.
+    /// Call id: the model's own, or a generated one (see `parse::call_ids`); never empty in a
+    /// parsed message.
     pub id: String,
     /// Always `"function"`.
     #[serde(rename = "type", default = "function_type")]
@@ -84,11 +85,14 @@ pub enum Delta {
     /// `{reasoning_content}`
     Reasoning(String),
     /// `{tool_calls: [{index, id?, type?, function: {name?, arguments?}}]}`. The first delta of a call
-    /// carries `id` and `name` (sent once the name is complete); later ones carry argument text.
+    /// carries `id`, `type` and `name` (sent once the name is complete) and serializes `arguments`
+    /// (`""` if none yet), as OpenAI's `chat.completion.chunk`; later ones carry argument text. From a
+    /// [`crate::parse::StreamParser`] the first delta always has a non-empty `id`.
     ToolCall {
         /// Index of the call in the message.
         index: usize,
-        /// Call id, on the first delta of the call only.
+        /// Call id, on the first delta of the call; a later delta of the same call carries one only
+        /// when the model wrote its id after the name, and that id replaces the earlier one.
         id: Option<String>,
         /// Function name, on the first delta of the call only.
         name: Option<String>,
@@ -119,8 +123,12 @@ impl From<&Delta> for Value {
                     call.insert("type".into(), "function".into());
                     function.insert("name".into(), name.clone().into());
                 }
-                if let Some(a) = arguments {
-                    function.insert("arguments".into(), a.clone().into());
+                // The first delta (the one with the name) always carries `arguments`, `""` if none
+                // yet, as OpenAI's `chat.completion.chunk` does.
+                match (arguments, name) {
+                    (Some(a), _) => _ = function.insert("arguments".into(), a.clone().into()),
+                    (None, Some(_)) => _ = function.insert("arguments".into(), "".into()),
+                    (None, None) => {}
                 }
                 call.insert("function".into(), Value::Object(function));
                 serde_json::json!({ "tool_calls": [Value::Object(call)] })
@@ -141,7 +149,8 @@ impl Message {
                 }
                 let call = &mut self.tool_calls[*index];
                 if let Some(id) = id {
-                    call.id.push_str(id);
+                    // Replaces (a model's own id written after the name replaces the generated one).
+                    call.id.clone_from(id);
                 }
                 if let Some(name) = name {
                     call.function.name.push_str(name);

@@ -3,7 +3,8 @@
 //! - `deepseek` is `auto`;
 //! - `none` extracts nothing: no `reasoning_content`, the reasoning (with its markers) stays in content;
 //! - `deepseek-legacy` reports reasoning as `auto` does and content as `none` does;
-//! - tool calls do not depend on it;
+//! - tool calls do not depend on it (names and arguments; generated ids follow the text before the
+//!   call, and `deepseek-legacy` gets the ids of `none`, whose content it has);
 //! and each holds streamed byte by byte as well as whole.
 
 use chat_autoparser::api::{Message, ReasoningFormat, RequestOptions};
@@ -90,9 +91,11 @@ fn reasoning_format_means_the_same_for_every_output_format() {
         check(legacy.reasoning_content == auto.reasoning_content, "deepseek-legacy reports reasoning as auto");
         check(legacy.content == none.content, "deepseek-legacy keeps content as none");
         check(auto.tool_calls.len() == usize::from(output.contains("get_weather")), "the tool call is found");
+        let calls = |m: &Message| m.tool_calls.iter().map(|c| (c.function.name.clone(), c.function.arguments.clone())).collect::<Vec<_>>();
         for m in [none, legacy] {
-            check(m.tool_calls == auto.tool_calls, "tool calls do not depend on reasoningFormat");
+            check(calls(m) == calls(auto), "tool calls do not depend on reasoningFormat");
         }
+        check(legacy.tool_calls == none.tool_calls, "deepseek-legacy gets the ids of none");
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

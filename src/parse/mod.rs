@@ -9,6 +9,7 @@
 use crate::api::{Delta, Diagnostic};
 use crate::Result;
 
+pub mod call_ids;
 pub mod drive;
 pub mod emit;
 pub mod generic;

@@ -13,6 +13,7 @@
 use crate::analysis::Analysis;
 use crate::api::{Delta, Diagnostic, Message, ReasoningFormat, RequestOptions};
 use crate::formats::format_of;
+use crate::parse::call_ids::CallIds;
 use crate::parse::inline_reasoning::InlineReasoning;
 use crate::parse::OutputParser;
 use crate::{Error, Result};
@@ -31,6 +32,10 @@ pub struct StreamParser {
     finished: bool,
     /// Deltas of a `finish` that failed (already applied to `message`), until taken.
     unreturned: Vec<Delta>,
+    /// Gives every tool call an id (see [`super::call_ids`]).
+    ids: CallIds,
+    /// deepseek-legacy: reasoning deltas repeat text the content deltas hold.
+    inline_reasoning: bool,
 }
 
 impl std::fmt::Debug for StreamParser {
@@ -44,7 +49,7 @@ impl StreamParser {
     /// (see [`super::generation_prompt`]; for continued messages, including the prefill).
     pub fn new(analysis: &Analysis, generation_prompt: &str, options: &RequestOptions) -> Result<StreamParser> {
         let format = format_of(analysis.handler);
-        let (inner, initial) = if options.reasoning_format == ReasoningFormat::DeepseekLegacy {
+        let (inner, mut initial) = if options.reasoning_format == ReasoningFormat::DeepseekLegacy {
             let with = |reasoning_format| RequestOptions { reasoning_format, ..options.clone() };
             let (extract, extract_initial) = format.parser(analysis, &with(ReasoningFormat::Auto), generation_prompt);
             let (inline, inline_initial) = format.parser(analysis, &with(ReasoningFormat::None), generation_prompt);
@@ -53,11 +58,22 @@ impl StreamParser {
         } else {
             format.parser(analysis, options, generation_prompt)
         };
-        let mut message = Message::default();
-        for d in &initial {
-            message.apply(d);
-        }
-        Ok(StreamParser { inner, message, is_partial: options.is_partial, strict: options.strict, finish_reason: None, initial, failed: None, finished: false, unreturned: Vec::new() })
+        let mut parser = StreamParser {
+            inner,
+            message: Message::default(),
+            is_partial: options.is_partial,
+            strict: options.strict,
+            finish_reason: None,
+            initial: Vec::new(),
+            failed: None,
+            finished: false,
+            unreturned: Vec::new(),
+            ids: CallIds::new(&options.messages),
+            inline_reasoning: options.reasoning_format == ReasoningFormat::DeepseekLegacy,
+        };
+        parser.accept(&mut initial);
+        parser.initial = initial;
+        Ok(parser)
     }
 
     /// Consume a chunk of model output; returns the deltas it completed.
@@ -76,13 +92,24 @@ impl StreamParser {
         }
         let start = out.len();
         self.inner.push(chunk, out);
-        for d in out.get(start..).unwrap_or(&[]) {
+        self.accept(out.get_mut(start..).unwrap_or(&mut []));
+    }
+
+    /// The one place every format's deltas pass: give new calls their id, then apply to the message.
+    fn accept(&mut self, deltas: &mut [Delta]) {
+        for d in deltas {
+            // With reasoning also inline in content (deepseek-legacy), the content stream already holds
+            // it: ids follow that stream alone, which is the same in any chunking (and as under `none`).
+            if !(self.inline_reasoning && matches!(d, Delta::Reasoning(_))) {
+                self.ids.stamp(d);
+            }
             self.message.apply(d);
         }
     }
 
-    /// End of output: flush what was held back. Fails only for a non-partial request whose output
-    /// ends inside a tool call (the deltas up to there were already applied to [`Self::message`]).
+    /// End of output: flush what was held back. Fails only for a strict, non-partial request whose
+    /// output ends inside a tool call (the deltas up to there were already applied to
+    /// [`Self::message`]); without `strict` that sets [`Self::finish_reason`] instead.
     pub fn finish(&mut self) -> Result<Vec<Delta>> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
@@ -93,9 +120,7 @@ impl StreamParser {
         }
         let start = out.len();
         let r = self.inner.finish(self.is_partial, &mut out);
-        for d in out.get(start..).unwrap_or(&[]) {
-            self.message.apply(d);
-        }
+        self.accept(out.get_mut(start..).unwrap_or(&mut []));
         self.finished = true;
         match r {
             Ok(()) => Ok(out),

@@ -52,6 +52,10 @@ pub fn build_environment(limits: Limits, now: i64, lenient: bool) -> Environment
         env.set_syntax(syntax);
     }
     env.set_undefined_behavior(UndefinedBehavior::Lenient);
+    // minijinja names the undefined variable behind an error ("`datetime` is undefined") only in debug
+    // mode, which defaults to cfg!(debug_assertions). Lenient probe renders retry with the named variable
+    // set to "", so without this they failed in release builds only (wasm, CLI) and not in `cargo test`.
+    env.set_debug(true);
     env.set_fuel(Some(limits.fuel));
     env.set_recursion_limit(limits.recursion);
     env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
@@ -289,7 +293,15 @@ pub fn strftime(fmt: &str, unix_seconds: i64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::strftime;
+    use super::{build_environment, strftime, Limits};
+
+    #[test]
+    fn undefined_variables_are_named_in_every_build_profile() {
+        let env = build_environment(Limits { fuel: 100_000, recursion: 50 }, 0, false);
+        assert!(env.debug(), "debug mode must not depend on the build profile");
+        let err = env.render_str("{{ 'Today is ' + datetime }}", ()).unwrap_err();
+        assert!(err.to_string().contains("`datetime` is undefined"), "{err}");
+    }
 
     #[test]
     fn strftime_fixed_time() {

@@ -1,15 +1,31 @@
 /* Hand-written TypeScript declarations for chat-autoparser. They mirror src/api.rs and src/wasm/. */
 
-/** Every error thrown by this package is an `Error` with a machine-readable `kind`. */
-export interface ChatAutoparserError extends Error {
+/** What went wrong, machine-readable. `Internal`: the wasm call trapped (the objects it used are retired);
+ * `InvalidState`: the object was freed, finished, or retired by an earlier `Internal` error. */
+export type ErrorKind =
+  | 'TemplateSyntax' | 'Render' | 'Limit' | 'InvalidInput' | 'InvalidState' | 'Internal'
+  | 'Analysis' | 'Parse' | 'Grammar' | 'Schema';
+
+/** Every error thrown by this package is a `ChatAutoparserError` (an `Error`) with a `kind`. */
+export class ChatAutoparserError extends Error {
+  constructor(kind: ErrorKind, message: string);
   name: 'ChatAutoparserError';
-  kind: 'TemplateSyntax' | 'Render' | 'Limit' | 'InvalidInput' | 'Analysis' | 'Parse' | 'Grammar' | 'Schema';
-  /** 1-based line/column in the template, for syntax and render errors. */
+  kind: ErrorKind;
+  /** 1-based line and column (counted in UTF-16 units) in the template, for syntax and render errors. */
   line?: number;
   column?: number;
-  /** Byte offset into the parsed text, for parse errors. */
+  /** For parse errors: a UTF-16 index into the text passed (for a stream, into all chunks pushed so far). */
   offset?: number;
+  /** `StreamParser.finish()` Parse errors: the deltas flushed before the error. */
+  deltas?: Delta[];
 }
+
+/**
+ * Load the wasm module. Browser/bundler entry: call (and await) once before anything else; `input` is
+ * a URL, Response, BufferSource or WebAssembly.Module (default: `chat_autoparser_bg.wasm` next to the
+ * module). Node loads the wasm when the package is imported: there it is a no-op, for isomorphic code.
+ */
+export default function init(input?: string | URL | Request | Response | BufferSource | WebAssembly.Module | Promise<Response>): Promise<void>;
 
 /** Options for compiling and rendering a template. */
 export interface RenderOptions {
@@ -98,6 +114,7 @@ export interface RequestOptions {
 
 /** An OpenAI-style tool call in a parsed message. */
 export interface ToolCall {
+  /** The model's own id, or a generated one (9 alphanumerics, deterministic); never empty. */
   id: string;
   type: 'function';
   function: { name: string; /** JSON text */ arguments: string };
@@ -113,14 +130,30 @@ export interface Message {
   finishReason?: 'length';
 }
 
-/** One OpenAI `chat.completion.chunk` delta. */
+/** One tool call's part of a delta: the first for a call has `id`, `type` and `function.name`; later ones
+ * only `function.arguments`. */
+export interface ToolCallDelta {
+  index: number;
+  id?: string;
+  type?: 'function';
+  function: { name?: string; arguments?: string };
+}
+
+/**
+ * One OpenAI `chat.completion.chunk` delta: exactly one of `content`, `reasoning_content`, `tool_calls`.
+ * The others are declared `?: never`, so `delta.content ?? delta.reasoning_content` type-checks.
+ */
 export type Delta =
-  | { content: string }
-  | { reasoning_content: string }
-  | { tool_calls: [{ index: number; id?: string; type?: 'function'; function: { name?: string; arguments?: string } }] };
+  | { content: string; reasoning_content?: never; tool_calls?: never }
+  | { reasoning_content: string; content?: never; tool_calls?: never }
+  | { tool_calls: ToolCallDelta[]; content?: never; reasoning_content?: never };
 
 /** A problem seen in malformed model output (streaming never throws for these). */
-export interface Diagnostic { offset: number; message: string }
+export interface Diagnostic {
+  /** A UTF-16 index into the output (for a stream, into all chunks pushed so far). */
+  offset: number;
+  message: string;
+}
 
 export type ReasoningMode = 'NONE' | 'TAG_BASED' | 'DELIMITER' | 'FORCED_OPEN' | 'FORCED_CLOSED' | 'TOOLS_ONLY';
 export type ContentMode = 'PLAIN' | 'ALWAYS_WRAPPED' | 'WRAPPED_WITH_REASONING';
@@ -147,8 +180,17 @@ export interface Analysis {
       [more: string]: unknown;
     };
     function: { namePrefix: string; nameSuffix: string; close: string };
-    arguments: { start: string; end: string; namePrefix: string; nameSuffix: string; valuePrefix: string; valueSuffix: string; separator: string; [more: string]: unknown };
-    callId: { pos: CallIdPosition; prefix: string; suffix: string };
+    arguments: {
+      start: string; end: string; namePrefix: string; nameSuffix: string; valuePrefix: string; valueSuffix: string; separator: string;
+      /** Values are self-delimiting literals (`f(a='x', n=1)`): strings in `stringDelimiter`, other values bare. */
+      literalValues: boolean; stringDelimiter: string;
+      /** The value prefix of a non-string (JSON) value when it differs from `valuePrefix` (the string one). */
+      typedValuePrefix?: string;
+      /** Wrapper around raw string values holding markup (`<![CDATA[` … `]]>`). */
+      rawValueStart?: string; rawValueEnd?: string;
+      [more: string]: unknown;
+    };
+    callId: { pos: CallIdPosition; prefix: string; suffix: string; headerCounterAt?: number; [more: string]: unknown };
   };
   preservedTokens: string[];
   analysisComplete: boolean;
@@ -168,7 +210,7 @@ export interface Grammar {
 }
 
 /** Result of `checkGrammar`. */
-export interface CheckResult { accepted: boolean; /** byte offset of the first mismatch */ errorAt?: number }
+export interface CheckResult { accepted: boolean; /** UTF-16 index in `text` of the first mismatch */ errorAt?: number }
 
 /** One round trip of `verifyTemplate`. */
 export interface VerifyResult { name: string; ok: boolean; output: string; expected: Message; actual: Message; error?: string; skipped?: string }
@@ -190,17 +232,26 @@ export function generationPrompt(templateOrSource: TemplateOrSource, options?: R
  * message as parsed with `finishReason: 'length'` (and a diagnostic).
  * @throws {ChatAutoparserError} `Parse` (with `offset`) with `strict: true` when `isPartial` is false and the output ends inside a tool call.
  */
-export function parseOutput(templateOrSource: TemplateOrSource, text: string, options?: RequestOptions): Message;
+export function parseOutput(templateOrSource: TemplateOrSource, text: string, options?: RequestOptions & { diagnostics?: false }): Message;
+/** With `diagnostics: true`: the message and the problems a StreamParser would report for the same text. */
+export function parseOutput(templateOrSource: TemplateOrSource, text: string, options: RequestOptions & { diagnostics: true }): ParseResult;
+
+/** `parseOutput(…, { diagnostics: true })`. */
+export interface ParseResult { message: Message; diagnostics: Diagnostic[] }
 
 /** Streaming parser: one O(n) state machine; only text that could still begin a marker is held back. */
 export class StreamParser {
   constructor(templateOrSource: TemplateOrSource, options?: RequestOptions);
-  /** Consume a chunk; never throws on malformed output (see `diagnostics`). */
+  /**
+   * Consume a chunk; never throws on malformed output (see `diagnostics`). A chunk may end inside a
+   * UTF-16 surrogate pair: the high half waits for the next chunk.
+   * @throws {ChatAutoparserError} `InvalidState` after `finish()` (the text would be lost).
+   */
   push(chunk: string): Delta[];
   /**
    * Flush held-back text. Output that ends inside a tool call sets `finishReason` to `'length'`.
    * @throws {ChatAutoparserError} `Parse` with `strict: true` when `isPartial` is false and the output ends inside a
-   * tool call; the error's `deltas` property holds the flushed deltas.
+   * tool call; the error's `deltas` property holds the flushed deltas. `InvalidState` when called twice.
    */
   finish(): Delta[];
   /** `'length'` after `finish()` when the output ended inside a tool call (the last call is incomplete), else `null`. */
@@ -209,6 +260,7 @@ export class StreamParser {
   readonly diagnostics: Diagnostic[];
   /** True after a stop marker (harmony `<|return|>` / `<|call|>`). */
   readonly stopped: boolean;
+  /** Release the wasm memory now (otherwise when garbage-collected). A second call is a no-op. */
   free(): void;
 }
 
@@ -242,5 +294,6 @@ export class ChatTemplate {
   readonly analysis: Analysis;
   /** The template source. */
   readonly source: string;
+  /** Release the wasm memory now (otherwise when garbage-collected). A second call is a no-op. */
   free(): void;
 }

@@ -5,7 +5,7 @@ mod registry;
 
 use crate::api::RequestOptions;
 use crate::template::RenderOptions;
-use convert::{from_js, from_js_opt, js, to_js};
+use convert::{from_json, from_json_opt, js, to_js};
 use registry::{template_arg, Registered};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -16,12 +16,21 @@ fn start() {
 }
 
 /// Fill in `now` from the JS clock: std has no system clock on wasm32-unknown-unknown.
-fn render_options(options: JsValue) -> Result<RenderOptions, JsValue> {
-    let mut opts: RenderOptions = from_js_opt(options, "options")?;
+fn render_options(options: Option<String>) -> Result<RenderOptions, JsValue> {
+    let mut opts: RenderOptions = from_json_opt(options, "options")?;
     if opts.now.is_none() {
         opts.now = Some(js_sys::Date::now() / 1000.0);
     }
     Ok(opts)
+}
+
+// The raw exports below take context and options as JSON text: the JS facade (src/wasm/js/facade.js)
+// type-checks every argument and serializes it before anything crosses into wasm.
+
+/// Internal, for the JS facade after a trap (see `registry::clear_source_cache`).
+#[wasm_bindgen(js_name = "__resetAfterTrap")]
+pub fn reset_after_trap() {
+    registry::clear_source_cache();
 }
 
 /// Library version.
@@ -32,14 +41,14 @@ pub fn version() -> String {
 
 /// Render a chat template once with a context object.
 #[wasm_bindgen(js_name = renderTemplate)]
-pub fn render_template(source: &str, context: JsValue, options: JsValue) -> Result<String, JsValue> {
-    let ctx: serde_json::Value = from_js(context, "context")?;
+pub fn render_template(source: &str, context: &str, options: Option<String>) -> Result<String, JsValue> {
+    let ctx: serde_json::Value = from_json(context, "context")?;
     js(crate::render_template(source, &ctx, render_options(options)?))
 }
 
 /// Analyse a template: how its model writes reasoning, content and tool calls, with every diff split.
 #[wasm_bindgen(js_name = analyzeTemplate)]
-pub fn analyze_template(source: &str, options: JsValue) -> Result<JsValue, JsValue> {
+pub fn analyze_template(source: &str, options: Option<String>) -> Result<JsValue, JsValue> {
     let t = js(crate::ChatTemplate::new(source, render_options(options)?))?;
     to_js(js(t.analysis())?)
 }
@@ -55,15 +64,15 @@ pub struct JsChatTemplate {
 impl JsChatTemplate {
     /// Compile a template. Throws on a syntax error (with `line` and `column`).
     #[wasm_bindgen(constructor)]
-    pub fn new(source: &str, options: JsValue) -> Result<JsChatTemplate, JsValue> {
+    pub fn new(source: &str, options: Option<String>) -> Result<JsChatTemplate, JsValue> {
         let inner = Rc::new(js(crate::ChatTemplate::new(source, render_options(options)?))?);
         let handle = Registered::new(inner.clone());
         Ok(JsChatTemplate { inner, handle })
     }
 
     /// Render with a context object (`messages`, `tools`, `add_generation_prompt`, extras).
-    pub fn render(&self, context: JsValue) -> Result<String, JsValue> {
-        let ctx: serde_json::Value = from_js(context, "context")?;
+    pub fn render(&self, context: &str) -> Result<String, JsValue> {
+        let ctx: serde_json::Value = from_json(context, "context")?;
         js(self.inner.render(&ctx))
     }
 
@@ -94,9 +103,9 @@ impl JsChatTemplate {
 
 /// Build the GBNF grammar, lazy triggers and preserved tokens for constrained tool calling.
 #[wasm_bindgen(js_name = buildGrammar)]
-pub fn build_grammar(template_or_source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+pub fn build_grammar(template_or_source: JsValue, options: Option<String>) -> Result<JsValue, JsValue> {
     let t = template_arg(&template_or_source)?;
-    let opts: RequestOptions = from_js_opt(options, "options")?;
+    let opts: RequestOptions = from_json_opt(options, "options")?;
     js(opts.validate())?;
     to_js(&js(t.grammar(&opts))?)
 }
@@ -108,9 +117,9 @@ pub fn check_grammar(gbnf: &str, text: &str) -> Result<JsValue, JsValue> {
 }
 
 /// The analysis, generation prompt and request options for a parse.
-fn parse_setup(template_or_source: &JsValue, options: JsValue) -> Result<(Rc<crate::ChatTemplate>, String, RequestOptions), JsValue> {
+fn parse_setup(template_or_source: &JsValue, options: Option<String>) -> Result<(Rc<crate::ChatTemplate>, String, RequestOptions), JsValue> {
     let t = template_arg(template_or_source)?;
-    let opts: RequestOptions = from_js_opt(options, "options")?;
+    let opts: RequestOptions = from_json_opt(options, "options")?;
     js(opts.validate())?;
     let gp = js(t.generation_prompt(&opts))?;
     Ok((t, gp, opts))
@@ -118,7 +127,7 @@ fn parse_setup(template_or_source: &JsValue, options: JsValue) -> Result<(Rc<cra
 
 /// What the template appends for the assistant's turn (the text the parser reads before the output).
 #[wasm_bindgen(js_name = generationPrompt)]
-pub fn generation_prompt(template_or_source: JsValue, options: JsValue) -> Result<String, JsValue> {
+pub fn generation_prompt(template_or_source: JsValue, options: Option<String>) -> Result<String, JsValue> {
     Ok(parse_setup(&template_or_source, options)?.1)
 }
 
@@ -126,7 +135,7 @@ pub fn generation_prompt(template_or_source: JsValue, options: JsValue) -> Resul
 /// call gives the message as parsed with `finishReason: 'length'`; with `strict: true` (and
 /// `isPartial` false) it throws a `Parse` error with `offset` instead.
 #[wasm_bindgen(js_name = parseOutput)]
-pub fn parse_output(template_or_source: JsValue, text: &str, options: JsValue) -> Result<JsValue, JsValue> {
+pub fn parse_output(template_or_source: JsValue, text: &str, options: Option<String>) -> Result<JsValue, JsValue> {
     let (t, gp, opts) = parse_setup(&template_or_source, options)?;
     let mut p = js(crate::StreamParser::new(js(t.analysis())?, &gp, &opts))?;
     p.push(text);
@@ -159,7 +168,7 @@ pub struct JsStreamParser {
 impl JsStreamParser {
     /// `templateOrSource`: a `ChatTemplate` or a template source string; `options`: request options.
     #[wasm_bindgen(constructor)]
-    pub fn new(template_or_source: JsValue, options: JsValue) -> Result<JsStreamParser, JsValue> {
+    pub fn new(template_or_source: JsValue, options: Option<String>) -> Result<JsStreamParser, JsValue> {
         let (t, gp, opts) = parse_setup(&template_or_source, options)?;
         let inner = js(crate::StreamParser::new(js(t.analysis())?, &gp, &opts))?;
         Ok(JsStreamParser { inner, _template: t, scratch: Vec::new() })

@@ -83,7 +83,9 @@ pub fn harness_diff(actual: &Message, expected: &serde_json::Value) -> Option<St
     }
     for (a, e) in actual.tool_calls.iter().zip(&calls) {
         let g = |k: &str| e.get(k).and_then(|v| v.as_str()).unwrap_or("").to_string();
-        if a.function.name != g("name") || a.id != g("id") {
+        // Ids only where the case gives one: these parsers run below StreamParser, which generates
+        // the missing ones (see tests/call_ids.rs).
+        if a.function.name != g("name") || (!g("id").is_empty() && a.id != g("id")) {
             return Some(format!("call {:?}/{:?} != {:?}/{:?}", a.function.name, a.id, g("name"), g("id")));
         }
         if normalize_args(&a.function.arguments) != normalize_args(&g("arguments")) {
