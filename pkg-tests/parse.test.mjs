@@ -2,7 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ChatTemplate, StreamParser, parseOutput, analyzeTemplate, generationPrompt, verifyTemplate } from 'chat-autoparser';
-import { expectations, loadJsonl, optionsOf, templateSource } from './helpers.mjs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expectations, loadJsonl, optionsOf, repoRoot, templateSource } from './helpers.mjs';
 
 const WEATHER = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object',
   properties: { location: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } }, required: ['location'] } } }];
@@ -129,6 +131,18 @@ test('analysis, generation prompt and verify through wasm', () => {
   assert.equal(v.ok, true, JSON.stringify(v.results.filter((r) => !r.ok)));
   assert.ok(v.results.some((r) => r.name === 'tool_call' && r.output.includes('<function=get_weather>')));
   assert.equal(analyzeTemplate(templateSource('openai-gpt-oss-120b.jinja')).handler, 'GPT-OSS');
+});
+
+test('analysis.verified: the round trip per part, also when the analysis looks complete', () => {
+  const ok = analyzeTemplate(templateSource('Qwen3-Coder.jinja')).verified;
+  assert.deepEqual(ok, { ok: true, content: 'ok', reasoning: ok.reasoning, toolCalls: 'ok' });
+  // A zoo template whose second parallel call lacks its opening tag: complete analysis, failing tool calls.
+  const src = readFileSync(join(repoRoot, 'tests/fixtures/zoo/hfjs-NousResearch-Hermes-2-Pro-Llama-3-8B.jinja'), 'utf8');
+  const a = analyzeTemplate(src);
+  assert.equal(a.analysisComplete, true);
+  assert.deepEqual(a.verified, { ok: false, content: 'ok', reasoning: 'untested', toolCalls: 'failed' });
+  assert.deepEqual(new ChatTemplate(src).analysis.verified, a.verified);
+  assert.deepEqual(verifyTemplate(src).verified, a.verified);
 });
 
 test('templateOrSource must be a string or a live ChatTemplate', () => {

@@ -66,6 +66,11 @@ test('verdict prefers analysis.verified (#14) when the build reports it', () => 
   assert.equal(v.source, 'analysis');
   assert.equal(v.level, 'partly');
   assert.equal(verdict({ verified: false }, report).level, 'not');
+  // The shape this build's analysis.verified has: 'ok' / 'failed' / 'untested' per part.
+  const w = verdict({ verified: { ok: false, content: 'ok', reasoning: 'untested', toolCalls: 'failed' } }, report);
+  assert.equal(w.source, 'analysis');
+  assert.equal(w.level, 'partly');
+  assert.equal(w.text, 'partly verified: content ✓ · tool calls ✗');
 });
 
 test('tokenizer_config.json: chat_template as a string or a {name, template} list; response_template kept aside', () => {

@@ -11,7 +11,7 @@ log=target/cargo-test.log
 # Full output goes to the log; the console gets the summaries and conformance figures.
 status=0
 cargo test --lib --bins --tests -- --nocapture >"$log" 2>&1 || status=$?
-grep -E '^(test result|[A-Za-z][^:]*: [0-9]+ ?/ ?[0-9]+)|FAILED|panicked' "$log" || true
+grep -E '^(test result|zoo |[A-Za-z][^:]*: [0-9]+ ?/ ?[0-9]+)|FAILED|panicked' "$log" || true
 if [ "$status" -ne 0 ]; then
   echo "cargo test failed (exit $status); last lines of $log:"; tail -80 "$log"; exit "$status"
 fi

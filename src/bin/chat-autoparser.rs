@@ -80,10 +80,15 @@ fn run(args: &[String]) -> Result<(), String> {
         Some("analyze") if positional.len() >= 2 => {
             let t = template(positional[1])?;
             let a = t.analysis().map_err(|e| e.to_string())?;
+            // The round trip is part of the answer: an analysis can look complete and still be wrong.
+            let verified = chat_autoparser::verify_template(&t).verified;
             if flag(args, "--json") {
-                println!("{}", serde_json::to_string_pretty(a).map_err(|e| e.to_string())?);
+                let mut v = serde_json::to_value(a).map_err(|e| e.to_string())?;
+                v["verified"] = serde_json::to_value(verified).map_err(|e| e.to_string())?;
+                println!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
             } else {
                 print_analysis(a);
+                println!("verified:  {} ({})", verified.ok, verified.summary());
             }
             Ok(())
         }

@@ -39,8 +39,64 @@ pub struct VerifyResult {
 pub struct VerifyReport {
     /// Every applicable fixture round-tripped.
     pub ok: bool,
+    /// Per part of a message: did the round trips that exercise it succeed?
+    pub verified: Verified,
     /// One entry per fixture the template supports.
     pub results: Vec<VerifyResult>,
+}
+
+/// Outcome of the round trips for one part of a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PartStatus {
+    /// Every round trip that carries this part read it back.
+    Ok,
+    /// At least one round trip carrying this part failed.
+    Failed,
+    /// No round trip exercised it (the analysis found no such part, or the template does not render it).
+    Untested,
+}
+
+/// Round-trip status per part: what `analysis.verified` reports (camelCase in JS).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Verified {
+    /// No part failed.
+    pub ok: bool,
+    pub content: PartStatus,
+    pub reasoning: PartStatus,
+    pub tool_calls: PartStatus,
+}
+
+impl Verified {
+    /// Fold the results: a failed result counts against every part its message carries.
+    fn from_results(results: &[VerifyResult]) -> Verified {
+        let part = |carries: &dyn Fn(&Message) -> bool| {
+            let mut status = PartStatus::Untested;
+            for r in results.iter().filter(|r| r.skipped.is_none() && carries(&r.expected)) {
+                if !r.ok {
+                    return PartStatus::Failed;
+                }
+                status = PartStatus::Ok;
+            }
+            status
+        };
+        let content = part(&|m| !m.content.is_empty());
+        let reasoning = part(&|m| !m.reasoning_content.is_empty());
+        let tool_calls = part(&|m| !m.tool_calls.is_empty());
+        let ok = ![content, reasoning, tool_calls].contains(&PartStatus::Failed) && results.iter().all(|r| r.ok);
+        Verified { ok, content, reasoning, tool_calls }
+    }
+
+    /// One line for people: `content ok, reasoning untested, tool calls failed`.
+    pub fn summary(&self) -> String {
+        let s = |p: PartStatus| match p {
+            PartStatus::Ok => "ok",
+            PartStatus::Failed => "FAILED",
+            PartStatus::Untested => "untested",
+        };
+        format!("content {}, reasoning {}, tool calls {}", s(self.content), s(self.reasoning), s(self.tool_calls))
+    }
 }
 
 /// The tools every fixture is rendered and parsed with.
@@ -99,8 +155,18 @@ fn fixtures(a: &Analysis) -> Vec<(&'static str, Message)> {
     f
 }
 
+/// Message content as the template takes it: a string, or (templates that read only typed parts, such
+/// as `message['content'][0]['text']`) one text part.
+fn text_content(text: &str, typed: bool) -> Value {
+    if typed && !text.is_empty() {
+        json!([{ "type": "text", "text": text }])
+    } else {
+        json!(text)
+    }
+}
+
 /// The message as a template input (arguments as objects when the template takes them).
-fn as_input(m: &Message, object_args: bool) -> Value {
+fn as_input(m: &Message, object_args: bool, typed: bool) -> Value {
     let calls: Vec<Value> = m
         .tool_calls
         .iter()
@@ -113,7 +179,7 @@ fn as_input(m: &Message, object_args: bool) -> Value {
             json!({ "id": c.id, "type": "function", "function": { "name": c.function.name, "arguments": args } })
         })
         .collect();
-    let mut v = json!({ "role": "assistant", "content": m.content });
+    let mut v = json!({ "role": "assistant", "content": text_content(&m.content, typed) });
     if !m.reasoning_content.is_empty() {
         v["reasoning_content"] = m.reasoning_content.clone().into();
     }
@@ -211,25 +277,34 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
         Err(e) => {
             let error = Some(format!("analysis failed: {e}"));
             let result = VerifyResult { name: "analysis".into(), ok: false, output: String::new(), expected: Message::default(), actual: Message::default(), error, skipped: None };
-            return VerifyReport { ok: false, results: vec![result] };
+            return { let results = vec![result]; VerifyReport { ok: false, verified: Verified::from_results(&results), results } };
         }
     };
     let object_args = t.caps().supports_object_arguments || !t.caps().supports_tool_calls;
-    let user = json!({ "role": "user", "content": "Please help me." });
+    let typed = t.caps().supports_typed_content;
+    let user = json!({ "role": "user", "content": text_content("Please help me.", typed) });
     let render = |messages: Vec<Value>, gen: bool| {
         t.render_lenient(&json!({ "messages": messages, "tools": fixture_tools(), "add_generation_prompt": gen, "enable_thinking": true }))
             .map(|(s, _)| s)
     };
-    // What follows every assistant turn (end-of-turn markers): the common suffix of two text replies.
-    let turn_end = match (
-        render(vec![user.clone(), json!({ "role": "assistant", "content": "AAAA" })], false),
-        render(vec![user.clone(), json!({ "role": "assistant", "content": "BBBB" })], false),
-    ) {
-        (Ok(x), Ok(y)) => x.get(x.len() - common_suffix_len(&x, &y)..).unwrap_or("").to_string(),
-        _ => String::new(),
-    };
     // The conversation before the assistant turn, without the generation prompt.
     let before = render(vec![user.clone()], false);
+    // What follows every assistant turn (end-of-turn markers): the common suffix of two text replies.
+    // What precedes the reply in a history turn: from the end of the conversation before it to where
+    // the two replies start to differ. Some templates render that header differently from their
+    // generation prompt (other indentation, or no generation prompt at all).
+    let (turn_end, history_header) = match (
+        render(vec![user.clone(), json!({ "role": "assistant", "content": text_content("AAAA", typed) })], false),
+        render(vec![user.clone(), json!({ "role": "assistant", "content": text_content("BBBB", typed) })], false),
+    ) {
+        (Ok(x), Ok(y)) => {
+            let end = x.get(x.len() - common_suffix_len(&x, &y)..).unwrap_or("").to_string();
+            let head_start = before.as_ref().map(|b| common_prefix_len(b, &x)).unwrap_or(0);
+            let header = x.get(head_start..common_prefix_len(&x, &y).max(head_start)).unwrap_or("").to_string();
+            (end, header)
+        }
+        _ => (String::new(), String::new()),
+    };
     let mut results = Vec::new();
     for (name, expected) in fixtures(a) {
         let options = RequestOptions {
@@ -241,7 +316,7 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
         };
         let outcome = (|| -> Result<(String, Message, Option<&'static str>), String> {
             let before = before.as_ref().map_err(|e| format!("render: {e}"))?;
-            let full = render(vec![user.clone(), as_input(&expected, object_args)], false).map_err(|e| format!("render: {e}"))?;
+            let full = render(vec![user.clone(), as_input(&expected, object_args, typed)], false).map_err(|e| format!("render: {e}"))?;
             // (Only `<…>` here: some templates' role headers contain unbalanced brackets, e.g. `]~b]ai`.)
             let k0 = common_prefix_len(before, &full);
             let mut turn_start = match full.get(..k0).unwrap_or("").rfind('<') {
@@ -270,8 +345,14 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
             // The model continues the generation prompt as far as the rendered turn agrees with it (a
             // prompt that opens `<think>` while history turns drop reasoning agrees only up to there),
             // never cutting a marker in half.
-            let k = marker_safe_cut(&turn, common_prefix_len(&full_gp, &turn));
-            let mut gp = full_gp.get(..k).unwrap_or("").to_string();
+            let mut k = marker_safe_cut(&turn, common_prefix_len(&full_gp, &turn));
+            // A generation prompt the history turn does not repeat: the model's text starts after the
+            // history turn's own header instead.
+            let gp_unmatched = k < full_gp.trim_end_matches(is_space).len() || full_gp.trim_matches(is_space).is_empty();
+            if gp_unmatched && !history_header.trim_matches(is_space).is_empty() && turn.starts_with(history_header.as_str()) {
+                k = history_header.len();
+            }
+            let mut gp = turn.get(..k).filter(|_| gp_unmatched).unwrap_or(full_gp.get(..k).unwrap_or("")).to_string();
             let mut output = turn.get(k..).unwrap_or("").to_string();
             // A prompt that leaves reasoning open (`<think>\n`) makes the model close it before
             // answering, which history turns without reasoning do not render: the model continues the
@@ -314,5 +395,5 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
         };
         results.push(result);
     }
-    VerifyReport { ok: results.iter().all(|r| r.ok), results }
+    VerifyReport { ok: results.iter().all(|r| r.ok), verified: Verified::from_results(&results), results }
 }

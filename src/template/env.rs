@@ -66,6 +66,7 @@ pub fn build_environment(limits: Limits, now: i64, lenient: bool) -> Environment
     }
     env.add_function("namespace", super::pylist::namespace);
     super::pylist::add_generator_filters(&mut env);
+    super::pyfilters::add_python_filters(&mut env);
     env.add_function("raise_exception", |state: &minijinja::State, msg: String| -> Result<Value, Error> {
         note_fuel(state);
         Err(Error::new(ErrorKind::InvalidOperation, msg))
@@ -75,12 +76,24 @@ pub fn build_environment(limits: Limits, now: i64, lenient: bool) -> Environment
         Ok(Value::from(strftime(&fmt, now)))
     });
     env.set_formatter(python_formatter);
+    // Jinja2 defines `self` (the template's blocks); chat templates have no blocks, so `self.X` is undefined.
+    env.add_global("self", Value::from_object(TemplateSelf));
     // Python: None and numbers are not iterable; Jinja2's Undefined is.
     env.add_test("iterable", |v: Value| {
         matches!(v.kind(), ValueKind::Seq | ValueKind::Map | ValueKind::Iterable | ValueKind::String | ValueKind::Undefined)
             || v.try_iter().is_ok() && !matches!(v.kind(), ValueKind::None | ValueKind::Number | ValueKind::Bool)
     });
     env
+}
+
+/// Jinja2's `self` (a `TemplateReference`) in a template without blocks: every attribute is undefined.
+#[derive(Debug)]
+struct TemplateSelf;
+
+impl minijinja::value::Object for TemplateSelf {
+    fn get_value(self: &std::sync::Arc<Self>, _key: &Value) -> Option<Value> {
+        None
+    }
 }
 
 /// Print values as Python's `str()` would: `None`, `True`, `1.0`, `['a', 1]`, `{'k': 'v'}`.

@@ -3,6 +3,8 @@
 mod caps;
 mod env;
 mod nesting;
+mod pyfilters;
+mod pysource;
 mod pylist;
 mod render;
 mod tojson;

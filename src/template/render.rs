@@ -334,7 +334,8 @@ fn undefined_variable(err: &str) -> Option<&str> {
 fn compile(limits: Limits, now: i64, lenient: bool, source: &str) -> Result<Environment<'static>> {
     super::nesting::check_expression_nesting(source)?;
     let mut env = build_environment(limits, now, lenient);
-    env.add_template_owned(NAME, rewrite_generation_blocks(source)).map_err(|e| convert_error(e, source))?;
+    let source = super::pysource::normalize_newlines(source);
+    env.add_template_owned(NAME, rewrite_generation_blocks(&source)).map_err(|e| convert_error(e, &source))?;
     Ok(env)
 }
 

@@ -194,6 +194,8 @@ export interface Analysis {
   };
   preservedTokens: string[];
   analysisComplete: boolean;
+  /** The template's own round trip (`verifyTemplate`), per part: `analysisComplete` can be true and still wrong. */
+  verified: Verified;
   diffs: DiffRecord[];
   workarounds: string[];
   diagnostics: string[];
@@ -216,7 +218,13 @@ export interface CheckResult { accepted: boolean; /** UTF-16 index in `text` of 
 export interface VerifyResult { name: string; ok: boolean; output: string; expected: Message; actual: Message; error?: string; skipped?: string }
 
 /** Result of `verifyTemplate`. */
-export interface VerifyReport { ok: boolean; results: VerifyResult[] }
+/** `ok`: every round trip carrying the part read it back; `untested`: none carried it. */
+export type PartStatus = 'ok' | 'failed' | 'untested';
+
+/** Round-trip status per part of a message. */
+export interface Verified { ok: boolean; content: PartStatus; reasoning: PartStatus; toolCalls: PartStatus }
+
+export interface VerifyReport { ok: boolean; verified: Verified; results: VerifyResult[] }
 
 /** A template source string, or a compiled `ChatTemplate` (analysis is cached on it). */
 export type TemplateOrSource = ChatTemplate | string;

@@ -50,7 +50,16 @@ pub fn render_template(source: &str, context: &str, options: Option<String>) -> 
 #[wasm_bindgen(js_name = analyzeTemplate)]
 pub fn analyze_template(source: &str, options: Option<String>) -> Result<JsValue, JsValue> {
     let t = js(crate::ChatTemplate::new(source, render_options(options)?))?;
-    to_js(js(t.analysis())?)
+    analysis_with_verified(&t)
+}
+
+/// The analysis plus `verified`: the template's own round trip, per part, so an analysis that looks
+/// complete but does not read back what the template writes says so.
+fn analysis_with_verified(t: &crate::ChatTemplate) -> Result<JsValue, JsValue> {
+    let json = |v: Result<serde_json::Value, serde_json::Error>| js(v.map_err(|e| crate::Error::new(crate::ErrorKind::Analysis, e.to_string())));
+    let mut v = json(serde_json::to_value(js(t.analysis())?))?;
+    v["verified"] = json(serde_json::to_value(crate::verify_template(t).verified))?;
+    to_js(&v)
 }
 
 /// A compiled chat template.
@@ -85,7 +94,7 @@ impl JsChatTemplate {
     /// The template's analysis (computed once, then cached).
     #[wasm_bindgen(getter)]
     pub fn analysis(&self) -> Result<JsValue, JsValue> {
-        to_js(js(self.inner.analysis())?)
+        analysis_with_verified(&self.inner)
     }
 
     /// Internal: lets the free functions accept this object where they take `templateOrSource`.

@@ -437,6 +437,13 @@ impl AutoParser {
                         self.in_array = false;
                         goto(self, ToolStep::JsonEnd, skip + 1)
                     }
+                    // Templates without a closing marker write parallel calls back to back
+                    // (`{"name": …}{"name": …}`, Llama 4): another object is another call.
+                    Some('{') if !self.in_array && (if !t.section_start.is_empty() { &t.section_end } else { &t.per_call_end }).is_empty() => {
+                        self.begin_call(abs + skip, "");
+                        self.call.json = JsonCall::default();
+                        goto(self, ToolStep::JsonObj, skip)
+                    }
                     _ => goto(self, ToolStep::JsonEnd, 0),
                 }
             }
