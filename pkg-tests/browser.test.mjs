@@ -148,11 +148,12 @@ test('parsed panel follows output edits: deltas with source spans, diagnostics n
   await page.locator('#parsed-diags button').first().click();
   assert.equal(await page.locator('#output').evaluate((t) => t.selectionStart), diag.index);
   assert.match(await page.locator('#output-caret').textContent(), /diagnostic: call of an unknown function/);
-  // Cut short inside a tool call: finish() throws; the panel says so and jumps to where the call began.
+  // Cut short inside a tool call: finish() ends the parse (finishReason 'length'); the panel says so and
+  // the diagnostic jumps to where the call began.
   const cut = 'Ünï <tool_call>\n{"name": "get_weather", "argu';
   await pasteOutput(page, cut);
-  assert.match(await page.locator('#parsed').textContent(), /finish\(\): Parse: .*ends inside a tool call/);
-  await page.locator('#parsed .error button').click();
+  assert.match(await page.locator('#parsed').textContent(), /finishReason: length/);
+  await page.locator('#parsed-diags li', { hasText: 'inside a tool call' }).first().locator('button').click();
   assert.equal(await page.locator('#output').evaluate((t) => t.selectionStart), cut.indexOf('<tool_call>'));
   await page.screenshot({ path: shot('parsed') });
   assert.deepEqual(errors, []);

@@ -13,14 +13,14 @@ const WIDE = 'é€😀 ';   // 2 + 3 + 4 + 1 bytes, 1 + 1 + 2 + 1 UTF-16 units
 test('err.offset of a truncated call is a UTF-16 index', () => {
   const call = '<tool_call>\n{"name": "get_weather", "arguments": {"location": "Par';
   const offsetOf = (text) => {
-    try { parseOutput(HERMES, text, { tools: WEATHER }); } catch (e) { assert.equal(e.kind, 'Parse'); return e.offset; }
+    try { parseOutput(HERMES, text, { tools: WEATHER, strict: true }); } catch (e) { assert.equal(e.kind, 'Parse'); return e.offset; }
     assert.fail('expected a Parse error');
   };
   const ascii = offsetOf(`Hi ${call}`);
   const wide = offsetOf(`Hi ${WIDE}${call}`);
   assert.equal(wide - ascii, WIDE.length);
   // The same offset from a stream whose chunks split the wide characters.
-  const p = new StreamParser(HERMES, { tools: WEATHER });
+  const p = new StreamParser(HERMES, { tools: WEATHER, strict: true });
   const text = `Hi ${WIDE}${call}`;
   for (let i = 0; i < text.length; i += 3) p.push(text.slice(i, i + 3));
   assert.throws(() => p.finish(), (e) => e.kind === 'Parse' && e.offset === wide);

@@ -59,13 +59,22 @@ test('a Qwen3-Coder tool call, whole and streamed one character at a time', () =
   p.free();
 });
 
-test('a truncated tool call: isPartial keeps it, otherwise finish throws a Parse error with the offset', () => {
+test('a truncated tool call: kept with finishReason length; strict: finish throws a Parse error with the offset', () => {
   const src = templateSource('NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja');
   const text = 'Hi <tool_call>\n{"name": "get_weather", "arguments": {"location": "Par';
   const partial = parseOutput(src, text, { tools: WEATHER, isPartial: true });
   assert.equal(partial.tool_calls?.[0]?.function.name, 'get_weather');
-  assert.throws(() => parseOutput(src, text, { tools: WEATHER }), (e) => e instanceof Error && e.kind === 'Parse' && typeof e.offset === 'number');
-  const p = new StreamParser(src, { tools: WEATHER });
+  assert.equal(partial.finishReason, undefined);
+  const cut = parseOutput(src, text, { tools: WEATHER });
+  assert.equal(cut.tool_calls?.[0]?.function.name, 'get_weather');
+  assert.equal(cut.finishReason, 'length');
+  assert.throws(() => parseOutput(src, text, { tools: WEATHER, strict: true }), (e) => e instanceof Error && e.kind === 'Parse' && typeof e.offset === 'number');
+  const lenient = new StreamParser(src, { tools: WEATHER });
+  lenient.push(text);
+  lenient.finish();
+  assert.equal(lenient.finishReason, 'length');
+  assert.ok(lenient.diagnostics.some((d) => /inside a tool call/.test(d.message)));
+  const p = new StreamParser(src, { tools: WEATHER, strict: true });
   for (let i = 0; i < text.length; i += 5) p.push(text.slice(i, i + 5)); // never throws while streaming
   assert.throws(() => p.finish(), (e) => e.kind === 'Parse' && Array.isArray(e.deltas));
 });

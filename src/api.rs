@@ -291,8 +291,15 @@ pub struct RequestOptions {
     /// message is an assistant prefill being continued. Anything else is `InvalidInput`.
     #[serde(deserialize_with = "continue_mode")]
     pub continue_final_message: String,
-    /// Thinking on/off (default true).
-    pub enable_thinking: bool,
+    /// Thinking on/off. Not given: whatever the template does without it (the same context
+    /// `render()` gets), for the prompt and the parser alike.
+    pub enable_thinking: Option<bool>,
+    /// The text the prompt really ended with (e.g. rendered by transformers or a server): overrides the
+    /// generation prompt rendered from the template, so parsing starts where that prompt left off.
+    pub generation_prompt: Option<String>,
+    /// `finish()` of output that ends inside a tool call fails (a `Parse` error with the call's
+    /// offset) instead of ending with the incomplete call and `finish_reason` `"length"`.
+    pub strict: bool,
     /// How reasoning is reported.
     pub reasoning_format: ReasoningFormat,
     /// Allow several tool calls.
@@ -317,7 +324,9 @@ impl Default for RequestOptions {
             messages: Vec::new(),
             add_generation_prompt: true,
             continue_final_message: "none".into(),
-            enable_thinking: true,
+            enable_thinking: None,
+            generation_prompt: None,
+            strict: false,
             reasoning_format: ReasoningFormat::Auto,
             parallel_tool_calls: false,
             tool_choice: ToolChoice::Auto,

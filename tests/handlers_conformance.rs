@@ -37,7 +37,7 @@ fn cases() -> Vec<Case> {
                 reasoning_format: serde_json::from_value::<ReasoningFormat>(c["reasoning_format"].clone()).unwrap(),
                 json_schema: Some(c["json_schema"].clone()).filter(|v| !v.is_null()),
                 is_partial: c["is_partial"].as_bool().unwrap(),
-                enable_thinking: c["enable_thinking"].as_bool().unwrap(),
+                enable_thinking: c["enable_thinking"].as_bool(),
                 parallel_tool_calls: c["parallel_tool_calls"].as_bool().unwrap(),
                 ..RequestOptions::default()
             };

@@ -8,11 +8,11 @@ use serde_json::json;
 fn truncated_call_offset(source: &str, output: &str) -> (usize, Vec<usize>) {
     let t = ChatTemplate::new(source, RenderOptions::default()).expect("compiles");
     let tools = vec![json!({ "type": "function", "function": { "name": "f", "parameters": { "type": "object", "properties": {} } } })];
-    let options = RequestOptions { tools, ..Default::default() };
+    let options = RequestOptions { tools, strict: true, ..Default::default() };
     assert!(!t.generation_prompt(&options).expect("prompt").is_empty(), "the prompt is read first");
     let mut p = t.stream_parser(&options).expect("parser");
     p.push(output);
-    let err = p.finish().expect_err("output ends inside a tool call");
+    let err = p.finish().expect_err("output ends inside a tool call (strict)");
     (err.offset().expect("offset"), p.diagnostics().iter().map(|d| d.offset).collect())
 }
 
@@ -24,4 +24,16 @@ fn offsets_count_from_the_start_of_the_output() {
     let (offset, diags) = truncated_call_offset(harmony, output);
     assert_eq!(offset, at);
     assert!(diags.contains(&at), "{diags:?}");
+}
+
+#[test]
+fn cut_off_call_ends_the_parse_without_an_error() {
+    // Not strict (the default): the incomplete call stays as parsed, said so twice.
+    let source = "{% for m in messages %}<|user|>{{ m.content }}{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}";
+    let t = ChatTemplate::new(source, RenderOptions::default()).expect("compiles");
+    let options = RequestOptions::default();
+    let mut p = t.stream_parser(&options).expect("parser");
+    p.push("Hi");
+    p.finish().expect("never throws on model output");
+    assert_eq!(p.finish_reason(), None);
 }

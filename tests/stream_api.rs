@@ -88,7 +88,15 @@ fn truncated_call_errors_only_when_final_and_poisons() {
     let partial = RequestOptions { tools: tools(), is_partial: true, ..RequestOptions::default() };
     let m = parse_output(a, "", text, &partial).unwrap();
     assert_eq!(m.tool_calls[0].function.name, "get_weather");
-    let final_ = RequestOptions { tools: tools(), ..RequestOptions::default() };
+    // Not strict (the default): the cut-off call ends the parse, marked "length", never an error.
+    let lenient = RequestOptions { tools: tools(), ..RequestOptions::default() };
+    let mut p = StreamParser::new(a, "", &lenient).unwrap();
+    p.push(text);
+    p.finish().unwrap();
+    assert_eq!(p.finish_reason(), Some("length"));
+    assert_eq!(p.message().tool_calls[0].function.name, "get_weather");
+    assert!(p.diagnostics().iter().any(|d| d.offset == 3 && d.message.contains("inside a tool call")), "{:?}", p.diagnostics());
+    let final_ = RequestOptions { tools: tools(), strict: true, ..RequestOptions::default() };
     let mut p = StreamParser::new(a, "", &final_).unwrap();
     p.push(text);
     let e = p.finish().unwrap_err();

@@ -142,7 +142,8 @@ fn marker_split_across_chunks_and_eos_inside_marker() {
     // EOS inside a marker: the held-back text is content at the end.
     let eos = stream(a, "", &options, &["Hi <tool_"]);
     assert_eq!(eos.0.content, "Hi <tool_");
-    // EOS inside a call: an error naming the call's offset, deltas first.
+    // EOS inside a call: with `strict`, an error naming the call's offset, deltas first.
+    let options = RequestOptions { strict: true, ..options };
     let cut = stream(a, "", &options, &["Hi <tool_call>\n<function=f>\n<parameter=x>\n5"]);
     assert_eq!(cut.0.tool_calls.len(), 1);
     assert!(cut.1.is_some_and(|e| e.contains("at byte 3")));
@@ -202,7 +203,7 @@ fn marker_soup_is_chunk_invariant() {
 fn reasoning_markers_in_content() {
     let opts = RenderOptions { now: Some(1_795_305_600.0), ..Default::default() };
     let t = ChatTemplate::new(&common::template_source("google-gemma-4-31B-it.jinja"), opts).unwrap();
-    let options = RequestOptions { enable_thinking: true, ..RequestOptions::default() };
+    let options = RequestOptions { enable_thinking: Some(true), ..RequestOptions::default() };
     let input = "<|channel><|channel>thought\nA<channel|>Hi<|channel><|channel>thought\nB<channel|> there<channel|>";
     let whole = stream(t.analysis().expect("analysis"), "", &options, &[input]);
     assert_eq!((whole.0.content.as_str(), whole.0.reasoning_content.as_str()), ("Hi there", "AB"));

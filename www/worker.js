@@ -124,12 +124,12 @@ function parseStreamed(source, request, text) {
     let whole = null;
     if (!error && typeof api.parseOutput === 'function') {
       try {
-        const w = api.parseOutput(template(source), text, request);
+        const { finishReason: _, ...w } = api.parseOutput(template(source), text, request);
         if (JSON.stringify(w) !== JSON.stringify(message)) whole = w;
       } catch (e) { whole = { error: serialize(e) }; }
     }
     if (error && error.offset !== undefined) error.index = apiOffsetToIndex(text, error.offset);
-    return { events, message, diagnostics, stopped: p.stopped, error, whole };
+    return { events, message, diagnostics, stopped: p.stopped, finishReason: p.finishReason ?? null, error, whole };
   } finally {
     p.free?.();
   }

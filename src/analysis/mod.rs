@@ -46,7 +46,7 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
     };
     let mut content = content;
     content.requires_nonnull_content = pr.requires_nonnull_content;
-    let assistant_start = roles::assistant_start(&mut pr, &reasoning, &content);
+    let (assistant_start, turn_end) = roles::assistant_start(&mut pr, &reasoning, &content);
     let user_start = roles::user_start(&mut pr);
     if caps.supports_tool_calls {
         literal_args::analyze(&mut pr, &mut tools, caps.supports_parallel_tool_calls);
@@ -56,6 +56,7 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
         caps: caps.clone(),
         user_start,
         assistant_start,
+        turn_end,
         reasoning,
         content,
         tools,

@@ -7,14 +7,17 @@ use super::types::{ContentAnalysis, ReasoningAnalysis};
 /// A user turn vs the same plus an assistant reply: what precedes the reply text, minus any
 /// reasoning or content markers the template inserts there (unless that would leave nothing: a
 /// template may open reasoning with the turn marker itself).
-pub fn assistant_start(pr: &mut Prober, reasoning: &ReasoningAnalysis, content: &ContentAnalysis) -> String {
+/// Also returns the end-of-turn markers: the special-token-like markers after the reply text in the
+/// same block (`<|im_end|>`, `<|END_OF_TURN_TOKEN|>`), minus the content wrapper's end marker.
+pub fn assistant_start(pr: &mut Prober, reasoning: &ReasoningAnalysis, content: &ContentAnalysis) -> (String, Vec<String>) {
     let a = Params::new(vec![user(USER_MSG)]);
     let Some(cmp) = pr.compare("detect_assistant_start_marker", "assistant reply appended", &a, |p| {
         p.messages = vec![user(USER_MSG), assistant_text(ASSISTANT_MSG)];
     }) else {
-        return String::new();
+        return (String::new(), Vec::new());
     };
     let block = &cmp.diff.right;
+    let turn_end = block.find(ASSISTANT_MSG).map_or_else(Vec::new, |p| turn_end_markers(&block[p + ASSISTANT_MSG.len()..], content));
     let mut start = block.find(ASSISTANT_MSG).map(|p| &block[..p]).unwrap_or(block);
     let from_prefix;
     if trim_ws(start).is_empty() {
@@ -32,7 +35,31 @@ pub fn assistant_start(pr: &mut Prober, reasoning: &ReasoningAnalysis, content: 
             }
         }
     }
-    trim_ws(start).to_string()
+    (trim_ws(start).to_string(), turn_end)
+}
+
+/// The `<|…|>`-style markers of the text after the reply, before any prose, that name an end (not
+/// the next turn's start): special tokens a model may write to end its turn.
+fn turn_end_markers(after: &str, content: &ContentAnalysis) -> Vec<String> {
+    let mut out = Vec::new();
+    for seg in segmentize_markers(after) {
+        let v = trim_ws(&seg.value);
+        if seg.kind != SegmentKind::Marker {
+            if v.is_empty() {
+                continue;
+            }
+            break;
+        }
+        let special = v.len() > 4 && (v.starts_with("<|") || v.ends_with("|>") || v.starts_with("<｜"));
+        // An end, not the next turn's start: `end` / `eot` / `eos` in its name, or a closing form `<…|>`.
+        let lower = v.to_lowercase();
+        let ends = ["end", "eot", "eos"].iter().any(|w| lower.contains(w)) || (!v.starts_with("<|") && v.ends_with("|>"));
+        let special = special && ends;
+        if special && v != trim_ws(&content.end) && !out.iter().any(|m| m == v) {
+            out.push(v.to_string());
+        }
+    }
+    out
 }
 
 /// No messages vs one user message (or, for templates that refuse an empty conversation, a

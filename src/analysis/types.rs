@@ -239,6 +239,10 @@ pub struct Analysis {
     pub user_start: String,
     /// Text that starts an assistant turn.
     pub assistant_start: String,
+    /// Special tokens that end an assistant turn (`<|im_end|>`): a model may write them at the end of
+    /// its output (the parser drops them with a diagnostic, rule R7).
+    #[serde(default)]
+    pub turn_end: Vec<String>,
     pub reasoning: ReasoningAnalysis,
     pub content: ContentAnalysis,
     pub tools: ToolsAnalysis,

@@ -120,7 +120,8 @@ pub fn build_grammar(analysis: &Analysis, options: &RequestOptions) -> Result<Gr
         }
     }
     let mut g = ToolGrammar::new(options.parallel_tool_calls);
-    let thinking = options.enable_thinking;
+    // Not given: the grammar allows the block the template may open.
+    let thinking = options.enable_thinking != Some(false);
     let (reasoning_start, reasoning_end) =
         format.reasoning_markers(analysis).map(|(s, e)| (s.trim().to_string(), e.trim().to_string())).unwrap_or_default();
     let grammar = |gbnf: String, lazy: bool, triggers, preserved_tokens| Grammar {

@@ -98,7 +98,13 @@ pub struct ParserConfig {
     pub content_wrap: Option<(Marker, Marker)>,
     /// A tool call inside reasoning ends it (reasoning the template renders only before calls).
     pub reasoning_ends_at_call: bool,
+    /// Thinking is not off: an output that does not open reasoning may still be reasoning up to an
+    /// end marker (its opener missing, rule R5).
+    pub thinking: bool,
     pub tools: Option<ToolConfig>,
+    /// End-of-turn special tokens the model may write in content (dropped, rule R7); none that is
+    /// also one of the markers above.
+    pub turn_end: Vec<Marker>,
 }
 
 impl ParserConfig {
@@ -130,7 +136,18 @@ impl ParserConfig {
             None
         };
         let reasoning_ends_at_call = r.mode == ReasoningMode::ToolsOnly;
-        ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, tools }
+        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, turn_end: Vec::new() };
+        let taken: Vec<String> = {
+            let text = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s.core.clone(), e.core.clone()]);
+            let tools = cfg.tools.iter().flat_map(|t| {
+                [&t.section_start, &t.section_end, &t.per_call_start, &t.per_call_end, &t.name_prefix, &t.name_suffix, &t.close, &t.args_start, &t.args_end]
+                    .into_iter()
+                    .map(|m| m.core.clone())
+            });
+            text.chain(tools).collect()
+        };
+        cfg.turn_end = analysis.turn_end.iter().filter(|m| !taken.iter().any(|t| t.contains(m.as_str()))).map(|m| Marker::new(m)).collect();
+        cfg
     }
 }
 

@@ -235,6 +235,7 @@ impl Machine for GenericParser {
             if !is_partial {
                 if parse_calls(&body).is_none() {
                     let msg = "output ended inside a tool call";
+                    self.diags.add(at, msg);
                     result = Err(Error::new(ErrorKind::Parse, msg).with_offset(at));
                 }
                 self.complete_call(pair, &body, at, false, out);

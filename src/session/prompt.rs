@@ -66,7 +66,10 @@ fn render_with(template: &Template, messages: &[Value], options: &RequestOptions
         ctx.insert("tools".into(), Value::Array(template_tools(&options.tools)));
     }
     ctx.insert("add_generation_prompt".into(), add_generation_prompt.into());
-    ctx.insert("enable_thinking".into(), options.enable_thinking.into());
+    // Not given: the template's own default, exactly as `render()` without it.
+    if let Some(on) = options.enable_thinking {
+        ctx.insert("enable_thinking".into(), on.into());
+    }
     for (k, v) in &options.extra_context {
         ctx.insert(k.clone(), v.clone());
     }
@@ -86,10 +89,16 @@ pub fn generation_prompt(template: &Template, analysis: &Analysis, options: &Req
         None if options.messages.is_empty() => &default_history[..],
         None => &options.messages[..],
     };
-    let without = render(template, history, options, false)?;
-    let with = render(template, history, options, true)?;
-    let common = without.char_indices().zip(with.chars()).find(|((_, a), b)| a != b).map_or(without.len().min(with.len()), |((i, _), _)| i);
-    let mut gp = with.get(common..).unwrap_or("").to_string();
+    let mut gp = match &options.generation_prompt {
+        // The prompt the caller really used ended with this (`generationPrompt`).
+        Some(given) => given.clone(),
+        None => {
+            let without = render(template, history, options, false)?;
+            let with = render(template, history, options, true)?;
+            let common = without.char_indices().zip(with.chars()).find(|((_, a), b)| a != b).map_or(without.len().min(with.len()), |((i, _), _)| i);
+            with.get(common..).unwrap_or("").to_string()
+        }
+    };
     if let Some(msg) = continued {
         let content = options.continued_content();
         let reasoning = text_of(msg.get("reasoning_content"));

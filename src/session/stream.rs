@@ -3,10 +3,12 @@
 //! Both run the same state machine; a whole parse is `push(text)` + `finish()`.
 //!
 //! # Errors
-//! Streaming never fails: malformed output stays content and is reported by
-//! [`StreamParser::diagnostics`]. Only [`StreamParser::finish`] of a non-partial request fails, when
-//! the output ends inside a tool call; the error carries the call's byte offset in the output. After
-//! an error the parser is poisoned: later calls return a clone of it.
+//! Parsing never fails on model output: malformed output stays content and is reported by
+//! [`StreamParser::diagnostics`]. Output that ends inside a tool call (cut off) ends with what was
+//! parsed, a diagnostic, and [`StreamParser::finish_reason`] `"length"`. Only with
+//! `RequestOptions::strict` does [`StreamParser::finish`] of a non-partial request fail there; the
+//! error carries the call's byte offset in the output. After an error the parser is poisoned: later
+//! calls return a clone of it.
 
 use crate::analysis::Analysis;
 use crate::api::{Delta, Diagnostic, Message, ReasoningFormat, RequestOptions};
@@ -21,6 +23,9 @@ pub struct StreamParser {
     inner: Box<dyn OutputParser>,
     message: Message,
     is_partial: bool,
+    strict: bool,
+    /// `"length"` once `finish` found the output cut off inside a tool call.
+    finish_reason: Option<&'static str>,
     /// Deltas produced before the first push (from the generation-prompt prefill).
     initial: Vec<Delta>,
     failed: Option<Error>,
@@ -57,6 +62,8 @@ impl StreamParser {
             inner,
             message: Message::default(),
             is_partial: options.is_partial,
+            strict: options.strict,
+            finish_reason: None,
             initial: Vec::new(),
             failed: None,
             finished: false,
@@ -82,6 +89,8 @@ impl StreamParser {
             unreturned: Vec::new(),
             ids: CallIds::new(&options.messages),
             inline_reasoning: false,
+            strict: options.strict,
+            finish_reason: None,
         };
         parser.accept(&mut initial);
         parser.initial = initial;
@@ -119,8 +128,9 @@ impl StreamParser {
         }
     }
 
-    /// End of output: flush what was held back. Fails only for a non-partial request whose output
-    /// ends inside a tool call (the deltas up to there were already applied to [`Self::message`]).
+    /// End of output: flush what was held back. Fails only for a strict, non-partial request whose
+    /// output ends inside a tool call (the deltas up to there were already applied to
+    /// [`Self::message`]); without `strict` that sets [`Self::finish_reason`] instead.
     pub fn finish(&mut self) -> Result<Vec<Delta>> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
@@ -135,6 +145,11 @@ impl StreamParser {
         self.finished = true;
         match r {
             Ok(()) => Ok(out),
+            // The parser already said where with a diagnostic; the incomplete call stays as parsed.
+            Err(_) if !self.strict => {
+                self.finish_reason = Some("length");
+                Ok(out)
+            }
             Err(e) => {
                 self.failed = Some(e.clone());
                 self.unreturned = out;
@@ -147,6 +162,12 @@ impl StreamParser {
     /// error: the message already contains them). Empty once taken.
     pub fn take_failed_deltas(&mut self) -> Vec<Delta> {
         std::mem::take(&mut self.unreturned)
+    }
+
+    /// `Some("length")` when the output ended inside a tool call (the last call is incomplete: its
+    /// arguments are what was written); `None` otherwise. Set by [`Self::finish`].
+    pub fn finish_reason(&self) -> Option<&'static str> {
+        self.finish_reason
     }
 
     /// The message as parsed so far.

@@ -94,8 +94,12 @@ export interface RequestOptions {
   addGenerationPrompt?: boolean;
   /** `none` | `content` | `reasoning` | `auto`: the last message is an assistant prefill being continued. */
   continueFinalMessage?: 'none' | 'content' | 'reasoning' | 'auto' | boolean;
-  /** Default true. */
+  /** Not given: whatever the template does without it — the same context `render()` gets — for the prompt and the parser alike. */
   enableThinking?: boolean;
+  /** The text the real prompt ended with (e.g. rendered by transformers or a server): overrides the rendered generation prompt, so parsing starts where that prompt left off. */
+  generationPrompt?: string;
+  /** Output that ends inside a tool call throws a `Parse` error (with `offset`) instead of ending with the incomplete call and `finishReason: 'length'`. Default false. */
+  strict?: boolean;
   /** `none` keeps reasoning (with its markers) in content. Default `auto`. */
   reasoningFormat?: 'none' | 'auto' | 'deepseek' | 'deepseek-legacy';
   /** The key messages and deltas give reasoning text (default `reasoning_content`). */
@@ -127,6 +131,8 @@ export interface Message {
   reasoning?: string | null;
   thinking?: string | null;
   tool_calls?: ToolCall[];
+  /** Only from `parseOutput`, only when the output ended inside a tool call (the last call is incomplete). */
+  finishReason?: 'length';
 }
 
 /** One tool call's part of a delta: the first for a call has `id`, `type` and `function.name`; later ones
@@ -238,8 +244,9 @@ export function analyzeTemplate(source: string, options?: RenderOptions): Analys
 export function generationPrompt(templateOrSource: TemplateOrSource, options?: RequestOptions): string;
 
 /**
- * Parse a whole model output.
- * @throws {ChatAutoparserError} `Parse` (with `offset`) when `isPartial` is false and the output ends inside a tool call.
+ * Parse a whole model output. Never throws on model output: output that ends inside a tool call gives the
+ * message as parsed with `finishReason: 'length'` (and a diagnostic).
+ * @throws {ChatAutoparserError} `Parse` (with `offset`) with `strict: true` when `isPartial` is false and the output ends inside a tool call.
  */
 export function parseOutput(templateOrSource: TemplateOrSource, text: string, options?: RequestOptions & { diagnostics?: false }): Message;
 /** With `diagnostics: true`: the message and the problems a StreamParser would report for the same text. */
@@ -258,9 +265,9 @@ export class StreamParser {
    */
   push(chunk: string): Delta[];
   /**
-   * Flush held-back text.
-   * @throws {ChatAutoparserError} `Parse` when `isPartial` is false and the output ends inside a tool call;
-   * the error's `deltas` property holds the flushed deltas. `InvalidState` when called twice.
+   * Flush held-back text. Output that ends inside a tool call sets `finishReason` to `'length'`.
+   * @throws {ChatAutoparserError} `Parse` with `strict: true` when `isPartial` is false and the output ends inside a
+   * tool call; the error's `deltas` property holds the flushed deltas. `InvalidState` when called twice.
    */
   finish(): Delta[];
   /**
@@ -270,6 +277,8 @@ export class StreamParser {
   pushEvents(chunk: string): { deltas: Delta[]; events: RegionEvent[] };
   /** `finish`, plus the last region events (the open region closes). */
   finishEvents(): { deltas: Delta[]; events: RegionEvent[] };
+  /** `'length'` after `finish()` when the output ended inside a tool call (the last call is incomplete), else `null`. */
+  readonly finishReason: 'length' | null;
   readonly message: Message;
   readonly diagnostics: Diagnostic[];
   /** True after a stop marker (harmony `<|return|>` / `<|call|>`). */

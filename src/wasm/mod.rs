@@ -154,20 +154,23 @@ pub fn generation_prompt(template_or_source: JsValue, options: Option<String>) -
     Ok(parse_setup(&template_or_source, options)?.1)
 }
 
-/// Parse a whole model output into an OpenAI-style assistant message.
-/// Throws a `Parse` error (with `offset`) only when `isPartial` is false and the output ends inside a
-/// tool call.
+/// Parse a whole model output into an OpenAI-style assistant message. Output that ends inside a tool
+/// call gives the message as parsed with `finishReason: 'length'`; with `strict: true` (and
+/// `isPartial` false) it throws a `Parse` error with `offset` instead.
 #[wasm_bindgen(js_name = parseOutput)]
 pub fn parse_output(template_or_source: JsValue, text: &str, options: Option<String>) -> Result<JsValue, JsValue> {
     let (t, gp, opts) = parse_setup(&template_or_source, options)?;
-    if let Some(d) = declared::declared_for(&template_or_source) {
-        let mut p = js(crate::response_template::declared_stream_parser(d, &gp, &opts))?;
-        p.push(text);
-        js(p.finish())?;
-        return to_js(&p.message().to_json(opts.reasoning_field));
+    let mut p = match declared::declared_for(&template_or_source) {
+        Some(d) => js(crate::response_template::declared_stream_parser(d, &gp, &opts))?,
+        None => js(crate::StreamParser::new(js(t.analysis())?, &gp, &opts))?,
+    };
+    p.push(text);
+    js(p.finish())?;
+    let msg = to_js(&p.message().to_json(opts.reasoning_field))?;
+    if let Some(reason) = p.finish_reason() {
+        let _ = js_sys::Reflect::set(&msg, &JsValue::from_str("finishReason"), &JsValue::from_str(reason));
     }
-    let msg = js(crate::parse_output(js(t.analysis())?, &gp, text, &opts))?;
-    to_js(&msg.to_json(opts.reasoning_field))
+    Ok(msg)
 }
 
 /// Render assistant messages through the template and parse them back: the template's self-test.
@@ -235,8 +238,9 @@ impl JsStreamParser {
         convert::deltas_to_js(&self.scratch, self.reasoning_field)
     }
 
-    /// End of output: returns the remaining deltas. With `isPartial: false`, output that ends inside a
-    /// tool call throws a `Parse` error with `offset`; its `deltas` property holds the flushed deltas.
+    /// End of output: returns the remaining deltas. Output that ends inside a tool call sets
+    /// `finishReason` to `'length'`; with `strict: true` and `isPartial: false` it throws a `Parse`
+    /// error with `offset` instead, whose `deltas` property holds the flushed deltas.
     pub fn finish(&mut self) -> Result<JsValue, JsValue> {
         match self.inner.finish() {
             Ok(deltas) => Ok(convert::deltas_to_js(&deltas, self.reasoning_field)),
@@ -296,6 +300,13 @@ impl JsStreamParser {
     #[wasm_bindgen(getter)]
     pub fn diagnostics(&self) -> Result<JsValue, JsValue> {
         to_js(self.inner.diagnostics())
+    }
+
+    /// `'length'` after `finish()` when the output ended inside a tool call (the last call is
+    /// incomplete), else `null`.
+    #[wasm_bindgen(getter, js_name = finishReason)]
+    pub fn finish_reason(&self) -> Option<String> {
+        self.inner.finish_reason().map(str::to_string)
     }
 
     /// True once the output reached a stop marker (harmony `<|return|>` / `<|call|>`).

@@ -107,6 +107,8 @@ pub fn options_of(case: &Value) -> RequestOptions {
             o.insert(ours.into(), v.clone());
         }
     }
+    // llama.cpp's cases expect an error where the output ends inside a tool call: strict mode.
+    o.insert("strict".into(), Value::Bool(true));
     serde_json::from_value(Value::Object(o)).expect("case options convert")
 }
 

@@ -124,7 +124,7 @@ pub fn case_options(c: &serde_json::Value) -> RequestOptions {
         reasoning_format: serde_json::from_value::<ReasoningFormat>(c["reasoning_format"].clone()).unwrap_or_default(),
         json_schema: Some(c["json_schema"].clone()).filter(|v| !v.is_null()),
         is_partial: c["is_partial"].as_bool().unwrap_or(false),
-        enable_thinking: c["enable_thinking"].as_bool().unwrap_or(true),
+        enable_thinking: Some(c["enable_thinking"].as_bool().unwrap_or(true)),
         parallel_tool_calls: c["parallel_tool_calls"].as_bool().unwrap_or(false),
         ..RequestOptions::default()
     }

@@ -73,6 +73,9 @@ export function renderParsed(el, res, text, editor) {
   if (res.whole) {
     problems.push(h('div', { class: 'error' }, '✗ the whole-text parseOutput gives a different message:', h('pre', {}, pretty(res.whole))));
   }
+  if (res.finishReason === 'length') {
+    problems.push(note('finishReason: length — the output ends inside a tool call: the last call is incomplete (see the diagnostics).'));
+  }
   if (res.stopped) problems.push(note('The parser stopped at an end-of-message marker: later text is ignored.'));
   fill(el, problems, messageView(res.message),
     h('div', { class: 'fills deltas-diags' },

@@ -40,6 +40,14 @@ enum State {
         /// reasoning is dropped).
         ws: String,
         started: bool,
+        /// The block's start was checked for a repeated start marker (rule R2).
+        checked: bool,
+    },
+    /// A call marker inside open reasoning: reasoning if an end marker still follows, else the
+    /// model forgot to close reasoning before the call (rule R1).
+    ReasoningCall {
+        /// Absolute offset up to which the end marker was searched.
+        scanned: usize,
     },
     Content,
     /// Inside content wrapper markers.
@@ -67,6 +75,11 @@ pub struct AutoParser {
     emit: Emitter,
     /// Optional whitespace (a marker's trailing whitespace) to skip next.
     trail: String,
+    /// The delimiter-reasoning state stands in for a missing start marker (rule R5).
+    opener_missing: bool,
+    /// A stray reasoning end marker in content, with thinking on, and the whitespace after it: kept
+    /// as content once other text follows, dropped if the output ends here (rule R4).
+    stray_close: Option<(String, String, usize)>,
     call: Call,
     calls: usize,
     in_array: bool,
@@ -90,6 +103,8 @@ impl AutoParser {
             input: Input::default(),
             emit: Emitter::new(format, false),
             trail: String::new(),
+            opener_missing: false,
+            stray_close: None,
             call: Call::default(),
             calls: 0,
             in_array: false,
@@ -100,7 +115,7 @@ impl AutoParser {
         let cfg = Rc::clone(&p.cfg);
         let text_markers = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s, e]);
         let tool_markers = cfg.tools.iter().flat_map(|t| [&t.trigger, &t.call_trigger]);
-        for m in text_markers.chain(tool_markers) {
+        for m in text_markers.chain(tool_markers).chain(cfg.turn_end.iter()) {
             m.mark_first_bytes(&mut p.text_marker_bytes);
         }
         p
@@ -117,7 +132,30 @@ impl AutoParser {
     // ---- emission -------------------------------------------------------------------------
 
     fn emit_content(&mut self, s: &str, out: &mut Vec<Delta>) {
+        if s.is_empty() {
+            return;
+        }
+        if let Some((_, ws, _)) = &mut self.stray_close {
+            if s.chars().all(is_space) {
+                ws.push_str(s);
+                return;
+            }
+            if let Some((marker, ws, at)) = self.stray_close.take() {
+                self.diag(at, format!("stray reasoning end marker {:?} kept as content (rule R4)", marker.trim_matches(is_space)));
+                self.emit.content(&marker, out);
+                self.emit.content(&ws, out);
+            }
+        }
         self.emit.content(s, out);
+    }
+
+    /// End of a complete output: a stray reasoning end marker with only whitespace after it ends a
+    /// reasoning block the model closed twice (llama.cpp drops it too); it is dropped, said so.
+    fn settle_stray_close(&mut self, out: &mut Vec<Delta>) {
+        if let Some((marker, ws, at)) = self.stray_close.take() {
+            self.diag(at, format!("stray reasoning end marker {:?} at the end of the output dropped (rule R4)", marker.trim_matches(is_space)));
+            self.emit.content(&ws, out);
+        }
     }
 
     fn emit_reasoning(&mut self, s: &str, out: &mut Vec<Delta>) {
@@ -125,7 +163,7 @@ impl AutoParser {
             return;
         }
         // Whitespace-only reasoning is dropped (llama.cpp discards e.g. `<think>\n</think>`).
-        let State::Reasoning { ws, started } = &mut self.state else {
+        let State::Reasoning { ws, started, .. } = &mut self.state else {
             // A whole block at once (delimiter-style reasoning).
             if !s.chars().all(is_space) {
                 self.emit.reasoning(s, out);
@@ -150,7 +188,7 @@ impl AutoParser {
 
     /// A reasoning block opens (its whitespace not yet seen).
     fn reasoning_state() -> State {
-        State::Reasoning { ws: String::new(), started: false }
+        State::Reasoning { ws: String::new(), started: false, checked: false }
     }
 
     /// Emit the call's header, id and pending argument text as far as they are known.
@@ -247,9 +285,10 @@ impl AutoParser {
         match &self.state {
             State::Start => self.step_start(text, abs, eof),
             &State::DelimReasoning { scanned } => self.step_delim_reasoning(scanned, text, abs, eof, out),
-            State::Reasoning { .. } => self.step_reasoning(text, eof, out),
+            &State::Reasoning { started, checked, .. } => self.step_reasoning(started || checked, text, abs, eof, out),
+            &State::ReasoningCall { scanned } => self.step_reasoning_call(scanned, text, abs, eof, out),
             State::Content => self.step_content(text, abs, eof, out),
-            State::Wrapped => self.step_wrapped(text, eof, out),
+            State::Wrapped => self.step_wrapped(text, abs, eof, out),
             &State::Tool(t) => self.step_tool(t, text, abs, eof),
         }
     }
@@ -285,10 +324,44 @@ impl AutoParser {
                         }
                     }
                 }
-                self.state = State::Content;
+                if self.cfg.thinking {
+                    // Thinking is on but the prompt did not open reasoning: reasoning up to an end
+                    // marker, if one comes before a tool call or an opener (rule R5).
+                    self.opener_missing = true;
+                    self.state = State::DelimReasoning { scanned: 0 };
+                } else {
+                    self.state = State::Content;
+                }
                 Step::Adv(0)
             }
             Expect::NeedMore => Step::Wait,
+        }
+    }
+
+    fn step_reasoning_call(&mut self, scanned: usize, text: &str, abs: usize, eof: bool, out: &mut Vec<Delta>) -> Step {
+        let Some((_, end)) = &self.cfg.reasoning else {
+            self.state = State::Content;
+            return Step::Adv(0);
+        };
+        let from = floor_boundary(text, scanned.saturating_sub(abs));
+        match end.find(text.get(from..).unwrap_or("")).map(|(s, e)| (s + from, e + from)) {
+            Some((s, e)) => {
+                // Closed later: the call was part of the reasoning (a call the model thought about).
+                let trail = end.trail.clone();
+                self.emit_reasoning(text.get(..s).unwrap_or(""), out);
+                self.trail = trail;
+                self.state = State::Content;
+                Step::Adv(e)
+            }
+            None if eof => {
+                self.diag(abs, "tool call inside open reasoning: reasoning ended at the call (rule R1)");
+                self.state = State::Content;
+                Step::Adv(0)
+            }
+            None => {
+                self.state = State::ReasoningCall { scanned: abs + text.len().saturating_sub(end.core.len()) };
+                Step::Wait
+            }
         }
     }
 
@@ -299,10 +372,18 @@ impl AutoParser {
         };
         let from = floor_boundary(text, scanned.saturating_sub(abs));
         let found = end.find(text.get(from..).unwrap_or("")).map(|(s, e)| (s + from, e + from));
-        let trigger = self.tools().and_then(|t| t.trigger.find(text.get(from..).unwrap_or(""))).map(|(s, _)| s + from);
+        let mut trigger = self.tools().and_then(|t| t.trigger.find(text.get(from..).unwrap_or(""))).map(|(s, _)| s + from);
+        if self.opener_missing {
+            // The model opens reasoning itself later: what came before it is content.
+            let opener = self.cfg.reasoning.as_ref().and_then(|(s, _)| s.find(text.get(from..).unwrap_or(""))).map(|(s, _)| s + from);
+            trigger = trigger.into_iter().chain(opener).min();
+        }
         match found {
             Some((s, e)) if trigger.is_none_or(|t| t >= s) => {
                 let trail = end.trail.clone();
+                if std::mem::take(&mut self.opener_missing) {
+                    self.diag(abs, format!("reasoning without its start marker {:?}, up to its end marker (rule R5)", self.cfg.reasoning.as_ref().map_or("", |(s, _)| s.core.as_str())));
+                }
                 self.emit_reasoning(text.get(..s).unwrap_or(""), out);
                 self.trail = trail;
                 self.state = State::Content;
@@ -310,26 +391,66 @@ impl AutoParser {
             }
             // No end marker before a tool call (or the end of the text): it was content all along.
             _ if trigger.is_some() || eof => {
+                self.opener_missing = false;
                 self.state = State::Content;
                 Step::Adv(0)
             }
             _ => {
                 // Both searches resume where a marker could still be starting.
-                let longest = self.tools().map_or(0, |t| t.trigger.core.len()).max(end.core.len());
+                let opener = self.cfg.reasoning.as_ref().map_or(0, |(s, _)| s.core.len());
+                let longest = self.tools().map_or(0, |t| t.trigger.core.len()).max(end.core.len()).max(opener);
                 self.state = State::DelimReasoning { scanned: abs + text.len().saturating_sub(longest) };
                 Step::Wait
             }
         }
     }
 
-    fn step_reasoning(&mut self, text: &str, eof: bool, out: &mut Vec<Delta>) -> Step {
+    /// `checked`: the block's start was already checked for a repeated start marker, or text began.
+    fn step_reasoning(&mut self, checked: bool, text: &str, abs: usize, eof: bool, out: &mut Vec<Delta>) -> Step {
         let cfg = Rc::clone(&self.cfg);
-        self.until_end(text, cfg.reasoning.as_ref().map(|(_, e)| e), eof, out, true)
+        if !checked {
+            if let Some(step) = self.repeated_opener(text, abs, eof) {
+                return step;
+            }
+        }
+        self.until_end(text, abs, cfg.reasoning.as_ref().map(|(_, e)| e), eof, out, true)
+    }
+
+    /// At the start of a reasoning block, the start marker written again (the prompt had opened the
+    /// block): dropped with a diagnostic (rule R2). An empty repeated block (`<think>\n\n</think>`)
+    /// keeps its opener as reasoning text, as llama.cpp's tests expect.
+    fn repeated_opener(&mut self, text: &str, abs: usize, eof: bool) -> Option<Step> {
+        let cfg = Rc::clone(&self.cfg);
+        let (start, end) = cfg.reasoning.as_ref().filter(|(s, _)| !s.is_empty())?;
+        let empty_after = |n: usize| {
+            let after = text.get(n..).unwrap_or("");
+            if after.trim_start_matches(is_space).is_empty() && !eof {
+                return Expect::NeedMore;
+            }
+            end.expect(after, eof)
+        };
+        let drop = match start.expect(text, eof) {
+            Expect::NeedMore => return Some(Step::Wait),
+            Expect::No => None,
+            Expect::Matched(n) => match empty_after(n) {
+                Expect::NeedMore => return Some(Step::Wait),
+                Expect::Matched(_) => None,
+                Expect::No => Some(n),
+            },
+        };
+        if let State::Reasoning { checked, .. } = &mut self.state {
+            *checked = true;
+        }
+        let n = drop?;
+        let lead = text.len() - text.trim_start_matches(is_space).len();
+        self.diag(abs + lead, format!("repeated reasoning start marker {:?} dropped (rule R2)", start.core));
+        self.trail = start.trail.clone();
+        Some(Step::Adv(n))
     }
 
     /// Shared by reasoning and wrapped content: emit text up to the block's end marker (holding back
     /// a possible partial marker), then continue with content.
-    fn until_end(&mut self, text: &str, end: Option<&Marker>, eof: bool, out: &mut Vec<Delta>, reasoning: bool) -> Step {
+    fn until_end(&mut self, text: &str, abs: usize, end: Option<&Marker>, eof: bool, out: &mut Vec<Delta>, reasoning: bool) -> Step {
         let Some(skipped) = self.skip_trail(text, eof) else { return Step::Wait };
         if skipped > 0 {
             return Step::Adv(skipped);
@@ -338,17 +459,35 @@ impl AutoParser {
             self.state = State::Content;
             return Step::Adv(0);
         };
-        let call_tools = self.tools().filter(|t| reasoning && self.cfg.reasoning_ends_at_call && !t.trigger_is_body);
+        // A call marker inside open reasoning ends it: templates that render reasoning only before
+        // calls say so (reasoning_ends_at_call); elsewhere only if reasoning is never closed (rule R1).
+        let call_tools = self.tools().filter(|t| reasoning && !t.trigger_is_body);
         let scope = match call_tools {
             Some(t) => search_scope(text, &[end, &t.trigger, &t.call_trigger]),
             None => search_scope(text, &[end]),
         };
         let found = end.find(scope);
+        if !reasoning {
+            // Wrapped content: the turn ended (an end-of-turn token) before the wrapper's end marker.
+            let cfg = Rc::clone(&self.cfg);
+            let hay = found.map_or(text, |(_, e)| text.get(..e).unwrap_or(text));
+            let eot = cfg.turn_end.iter().filter_map(|m| m.find(hay).map(|f| (m, f))).min_by_key(|(_, (s, _))| *s);
+            if let Some((m, (s, e))) = eot.filter(|(_, (s, _))| found.is_none_or(|(f, _)| *s < f)) {
+                self.emit_content(text.get(..s).unwrap_or(""), out);
+                self.diag(abs + s, format!("end-of-turn token {:?} before the content end marker {:?}: block closed, token dropped (rule R7)", m.core, end.core));
+                self.state = State::Content;
+                return Step::Adv(e);
+            }
+        }
         if let Some(t) = call_tools {
             let call = [&t.trigger, &t.call_trigger].iter().filter_map(|m| m.find(scope)).map(|(s, _)| s).min();
             if let Some(c) = call.filter(|c| found.is_none_or(|(s, _)| *c < s)) {
-                // The call starts reasoning's end without the end marker.
                 self.emit_reasoning(text.get(..c).unwrap_or(""), out);
+                if !self.cfg.reasoning_ends_at_call {
+                    // Undecided until an end marker or the end of the output shows.
+                    self.state = State::ReasoningCall { scanned: abs + c };
+                    return Step::Adv(c);
+                }
                 self.state = State::Content;
                 return Step::Adv(c);
             }
@@ -356,7 +495,10 @@ impl AutoParser {
         let call_keep = call_tools.map_or(0, |t| t.trigger.holdback(text).max(t.call_trigger.holdback(text)));
         let (n, consumed) = match found {
             Some((s, e)) => (s, Some(e)),
-            None => (text.len() - if eof { 0 } else { end.holdback(text).max(call_keep) }, None),
+            None => {
+                let eot_keep = if reasoning { 0 } else { self.cfg.turn_end.iter().map(|m| m.holdback(text)).max().unwrap_or(0) };
+                (text.len() - if eof { 0 } else { end.holdback(text).max(call_keep).max(eot_keep) }, None)
+            }
         };
         let piece = text.get(..n).unwrap_or("");
         if reasoning {
@@ -366,8 +508,6 @@ impl AutoParser {
         }
         match consumed {
             Some(e) => {
-                if reasoning {
-                    }
                 self.trail = end.trail.clone();
                 self.state = State::Content;
                 Step::Adv(e)
@@ -392,7 +532,11 @@ impl AutoParser {
         if let Some((s, e)) = cfg.reasoning.as_ref() {
             wanted.extend([s, e]);
         }
+        wanted.extend(cfg.turn_end.iter());
         let scope = search_scope(text, &wanted);
+        if let Some(step) = self.turn_end_in_content(text, scope, abs, out) {
+            return step;
+        }
         let trigger = self.tools().and_then(|t| {
             let section = t.trigger.find(scope).map(|m| (m, t.trigger_is_body, true));
             let call = t.call_trigger.find(scope).map(|m| (m, false, false));
@@ -441,7 +585,8 @@ impl AutoParser {
                 } else {
                     let t = self.tools().map_or(0, |t| t.trigger.holdback(text).max(t.call_trigger.holdback(text)));
                     let w = self.cfg.content_wrap.as_ref().map_or(0, |(s, _)| s.holdback(text));
-                    t.max(w).max(self.reasoning_holdback(text))
+                    let eot = self.cfg.turn_end.iter().map(|m| m.holdback(text)).max().unwrap_or(0);
+                    t.max(w).max(self.reasoning_holdback(text)).max(eot)
                 };
                 let n = text.len() - keep;
                 self.emit_content(text.get(..n).unwrap_or(""), out);
@@ -450,10 +595,25 @@ impl AutoParser {
         }
     }
 
+    /// An end-of-turn special token (`<|im_end|>`, from the analysis) as the first marker in content:
+    /// the model ended its turn in writing; the token is dropped with a diagnostic (rule R7) and what
+    /// follows, if anything, stays content.
+    fn turn_end_in_content(&mut self, text: &str, scope: &str, abs: usize, out: &mut Vec<Delta>) -> Option<Step> {
+        let cfg = Rc::clone(&self.cfg);
+        let (m, (s, e)) = cfg.turn_end.iter().filter_map(|m| m.find(scope).map(|f| (m, f))).min_by_key(|(_, (s, _))| *s)?;
+        // Another marker starting at or before it wins (scope ends at the first marker found).
+        if e < scope.len() {
+            return None;
+        }
+        self.emit_content(text.get(..s).unwrap_or(""), out);
+        self.diag(abs + s, format!("end-of-turn token {:?} dropped (rule R7)", m.core));
+        Some(Step::Adv(e))
+    }
+
     /// Reasoning markers met in content, when one comes before any tool call (`call_at`) or content
     /// wrapper (`wrap_at`): a start marker re-opens reasoning (interleaved thinking; an empty block
-    /// vanishes, see `emit_reasoning`) and a stray end marker is dropped. Both are recognised markers,
-    /// so nothing the model wrote is lost; each leaves a diagnostic except a re-opened block.
+    /// vanishes, see `emit_reasoning`); a stray end marker closes nothing and stays in content as
+    /// written, with a diagnostic (rule R4).
     /// `scope`: the start of `text` that holds the first of the markers the content step looks for.
     fn reasoning_in_content(&mut self, text: &str, scope: &str, abs: usize, call_at: Option<usize>, wrap_at: Option<usize>, out: &mut Vec<Delta>) -> Option<Step> {
         let cfg = Rc::clone(&self.cfg);
@@ -481,8 +641,15 @@ impl AutoParser {
             self.trail = start.trail.clone();
             self.state = Self::reasoning_state();
         } else {
-            self.diag(abs + s, format!("reasoning end marker {:?} in content dropped", end.core));
-            self.trail = end.trail.clone();
+            // A close marker after reasoning ended (or with thinking off) closes nothing: it is text.
+            let marker = text.get(s..e).unwrap_or("");
+            if cfg.thinking && self.stray_close.is_none() {
+                // Text if more text follows it, dropped at the very end (see `settle_stray_close`).
+                self.stray_close = Some((marker.to_string(), String::new(), abs + s));
+            } else {
+                self.diag(abs + s, format!("stray reasoning end marker {:?} kept as content (rule R4)", end.core));
+                self.emit_content(marker, out);
+            }
         }
         Some(Step::Adv(e))
     }
@@ -501,9 +668,9 @@ impl AutoParser {
         keep.max(end.holdback(text))
     }
 
-    fn step_wrapped(&mut self, text: &str, eof: bool, out: &mut Vec<Delta>) -> Step {
+    fn step_wrapped(&mut self, text: &str, abs: usize, eof: bool, out: &mut Vec<Delta>) -> Step {
         let cfg = Rc::clone(&self.cfg);
-        self.until_end(text, cfg.content_wrap.as_ref().map(|(_, e)| e), eof, out, false)
+        self.until_end(text, abs, cfg.content_wrap.as_ref().map(|(_, e)| e), eof, out, false)
     }
 
     /// End of input for a whole (non-partial) text, after the held-back text was stepped through:
@@ -584,7 +751,9 @@ impl Machine for AutoParser {
             self.flush_call(out);
             return Ok(());
         }
-        self.settle_complete(out)
+        let r = self.settle_complete(out);
+        self.settle_stray_close(out);
+        r
     }
 
 
@@ -598,6 +767,8 @@ impl Machine for AutoParser {
         }
         match self.state {
             State::Content | State::Wrapped => self.emit_content(chunk, out),
+            // A block's start is first checked for a repeated start marker (rule R2).
+            State::Reasoning { started: false, checked: false, .. } => return false,
             State::Reasoning { .. } => self.emit_reasoning(chunk, out),
             _ => return false,
         }

@@ -79,6 +79,8 @@ const REQUEST_OPTIONS = {
   isPartial: [(v) => typeof v === 'boolean', 'a boolean'],
   extraContext: [isPlainObject, 'an object'],
   reasoningField: oneOf('reasoning_content', 'reasoning', 'thinking'),
+  generationPrompt: [(v) => typeof v === 'string', 'a string'],
+  strict: [(v) => typeof v === 'boolean', 'a boolean'],
 };
 const RESPONSE_TEMPLATE_OPTIONS = {
   reasoningField: oneOf('thinking', 'reasoning', 'reasoning_content'),
@@ -433,6 +435,12 @@ class StreamParser {
     return withUtf16Offsets(guarded([s], () => s.raw.diagnostics), s.toUtf16);
   }
 
+  /** `'length'` after `finish()` when the output ended inside a tool call, else `null`. */
+  get finishReason() {
+    const s = stateOf(parsers, this, 'StreamParser', 'finishReason');
+    return guarded([s], () => s.raw.finishReason ?? null);
+  }
+
   get stopped() {
     const s = stateOf(parsers, this, 'StreamParser', 'stopped');
     return guarded([s], () => s.raw.stopped);
@@ -491,7 +499,9 @@ function parseOutput(templateOrSource, text, options) {
       if (e !== null && typeof e === 'object' && typeof e.kind === 'string') p.free();   // not after a trap
       throw e;
     }
-    const result = { message: p.message, diagnostics: withUtf16Offsets(p.diagnostics, where.toUtf16) };
+    const message = p.message;
+    if (p.finishReason) message.finishReason = p.finishReason;
+    const result = { message, diagnostics: withUtf16Offsets(p.diagnostics, where.toUtf16) };
     p.free();
     return result;
   }, where);
