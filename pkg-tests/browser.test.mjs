@@ -131,7 +131,9 @@ test('parsed panel follows output edits: deltas with source spans, diagnostics n
   await pasteOutput(page, bad);
   const diag = await page.evaluate(() => window.playground.parsed.diagnostics[0]);
   assert.ok(diag, 'a diagnostic is reported');
-  assert.equal(diag.index, Buffer.from(bad).subarray(0, diag.offset).toString().length, 'byte offset converted to a UTF-16 index');
+  // The API reports UTF-16 indices (the JS facade converts; bytes would be 6 more here): placed as given.
+  assert.equal(diag.index, diag.offset, 'the API offset is a UTF-16 index, used as is');
+  assert.ok(diag.index >= 'Ünïcödé 👋 '.length && diag.index <= bad.length, `the diagnostic lies in the call (${diag.index})`);
   assert.match(await page.locator('#parsed-diags').textContent(), /unknown function/);
   // The diagnostic is placed in the editor where it happened, and its button selects that place.
   const placed = await page.evaluate(() => {
@@ -286,11 +288,8 @@ test('status badge: verified / not verified from the round trips, linking to the
   const { page, errors, close } = await open();
   assert.match(await page.locator('#verdict').getAttribute('class'), /verified/);
   assert.match(await page.locator('#verdict').textContent(), /^verified: reasoning, content, tool calls$/);
-  // firefunction-v2 renders its plain text in a way the parser does not read back.
-  await page.locator('#template-search').fill('firefunction');
-  await page.locator('#template-search').press('Enter');
-  await page.waitForFunction(() => /firefunction/.test(document.querySelector('#template-label').textContent));
-  await settle(page);
+  // A template that writes each message twice: the assistant's plain text cannot be read back as written.
+  await pasteTemplate(page, "{% for m in messages %}<|{{ m.role }}|>{{ m.content }} {{ m.content }}\n{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}");
   await page.waitForFunction(() => !/not checked/.test(document.querySelector('#verdict').textContent));
   const v = await page.evaluate(() => window.playground.verdict);
   assert.equal(v.level, 'not');

@@ -8,11 +8,18 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { repoRoot } from './helpers.mjs';
 
-// What the README's snippets use without defining. `process` is stubbed rather than pulling in @types/node.
-const PRELUDE = `import type { ChatMessage as __Message, Tool as __Tool } from 'chat-autoparser';
+// What the README's snippets use without defining (a snippet's own declaration shadows these). Node's types
+// come from @types/node (the AI SDK's declarations need them too); engines are the reader's own objects.
+const PRELUDE = `import type { ChatMessage as __Message, Tool as __Tool, ChatTemplate as __Template } from 'chat-autoparser';
 declare const source: string, templateSource: string, modelText: string, templateUrl: string;
 declare const messages: __Message[], tools: __Tool[];
-declare const process: { stdout: { write(text: string): void } };
+declare const tmpl: __Template, modelTexts: string[], server: string, prompt: string;
+declare function send(chunk: unknown): void;
+declare function render(delta: unknown): void;
+declare const generator: any, TextStreamer: any, engine: any;
+declare const wllama: { createCompletion(prompt: string, o: { nPredict: number, onNewToken: (token: number, piece: Uint8Array) => void }): Promise<string> };
+declare const rawTextModel: import('@ai-sdk/provider').LanguageModelV4;
+declare const weatherTool: import('ai').Tool;
 `;
 
 test('the README\'s JavaScript examples compile under tsc --strict', () => {
@@ -40,7 +47,7 @@ test('the README\'s JavaScript examples compile under tsc --strict', () => {
     writeFileSync(join(dir, config), JSON.stringify({
       compilerOptions: {
         strict: true, noEmit: true, target: 'ES2022', ...resolution,
-        lib: ['ES2022', 'DOM', 'DOM.Iterable', 'DOM.AsyncIterable'], types: [], skipLibCheck: false,
+        lib: ['ES2022', 'DOM', 'DOM.Iterable', 'DOM.AsyncIterable'], types: ['node'], skipLibCheck: false,
       },
       files,
     }));

@@ -324,6 +324,36 @@ impl RequestOptions {
     }
 }
 
+/// The continued assistant message of a request (`continue_final_message`).
+impl RequestOptions {
+    /// The last message, when the request continues it instead of starting a new one.
+    pub fn continued_message(&self) -> Option<&Value> {
+        if self.continue_final_message == "none" || self.continue_final_message.is_empty() {
+            return None;
+        }
+        self.messages.last().filter(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
+    }
+
+    /// Whether the continued message's content is continued (`content` / `auto`), not only its reasoning.
+    pub fn continues_content(&self) -> bool {
+        matches!(self.continue_final_message.as_str(), "content" | "auto")
+    }
+
+    /// The continued message's content, when content is continued.
+    pub fn continued_content(&self) -> Option<String> {
+        self.continued_message().filter(|_| self.continues_content()).map(|m| text_of(m.get("content")))
+    }
+}
+
+/// Text of a message field that may be a string or a list of `{type: "text", text}` parts.
+pub fn text_of(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) => parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect(),
+        _ => String::new(),
+    }
+}
+
 /// `continueFinalMessage`: one of the documented modes, or a boolean.
 fn continue_mode<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<String, D::Error> {
     use serde::de::Error as _;

@@ -9,7 +9,7 @@ mod case_support;
 
 use case_support::{each_case_end_to_end, stream};
 use chat_autoparser::api::Delta;
-use chat_autoparser::parse::{generation_prompt, parse_output, StreamParser};
+use chat_autoparser::{generation_prompt, parse_output, StreamParser};
 use chat_autoparser::{ChatTemplate, RenderOptions};
 use std::collections::HashSet;
 

@@ -8,7 +8,7 @@ mod common;
 mod case_support;
 
 use case_support::options_of;
-use chat_autoparser::parse::{generation_prompt, parse_output};
+use chat_autoparser::{generation_prompt, parse_output};
 use chat_autoparser::{ChatTemplate, RenderOptions};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;

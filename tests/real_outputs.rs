@@ -20,7 +20,7 @@
 //! the expectation file (known reasons already written are kept; new failures get `UNCLASSIFIED`).
 
 use chat_autoparser::api::{Message, RequestOptions};
-use chat_autoparser::parse::{generation_prompt, StreamParser};
+use chat_autoparser::{generation_prompt, StreamParser};
 use chat_autoparser::{ChatTemplate, RenderOptions};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};

@@ -133,7 +133,7 @@ fn run(args: &[String]) -> Result<(), String> {
         }
         Some("grammar") if positional.len() >= 2 => {
             let t = template(positional[1])?;
-            let g = chat_autoparser::gbnf::build_grammar(t.analysis().map_err(|e| e.to_string())?, &request_options(args)?).map_err(|e| e.to_string())?;
+            let g = t.grammar(&request_options(args)?).map_err(|e| e.to_string())?;
             if flag(args, "--json") {
                 println!("{}", serde_json::to_string_pretty(&g).map_err(|e| e.to_string())?);
             } else {
@@ -150,8 +150,7 @@ fn run(args: &[String]) -> Result<(), String> {
             let t = template(positional[1])?;
             let output = read(positional[2])?;
             let opts = request_options(args)?;
-            let gp = chat_autoparser::parse::generation_prompt(&t, t.analysis().map_err(|e| e.to_string())?, &opts).map_err(|e| e.to_string())?;
-            let mut parser = chat_autoparser::parse::StreamParser::new(t.analysis().map_err(|e| e.to_string())?, &gp, &opts).map_err(|e| e.to_string())?;
+            let mut parser = t.stream_parser(&opts).map_err(|e| e.to_string())?;
             let chunk = match value(args, "--stream") {
                 Some(n) => n.parse::<usize>().map_err(|_| format!("--stream takes a chunk size in bytes, not {n:?}"))?.max(1),
                 None => usize::MAX,

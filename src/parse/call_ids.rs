@@ -7,7 +7,8 @@
 //!
 //! `id` = 9 characters `[0-9A-Za-z]`, the base-62 digits of a 64-bit hash of: the request's
 //! `messages` (as JSON; the same output in another turn gets other ids), then the text of every delta
-//! before this call (reasoning, content, earlier calls' ids, names and arguments, in output order,
+//! before this call (reasoning — except under `deepseek-legacy`, whose content already holds it —,
+//! content, earlier calls' ids, names and arguments, in output order,
 //! without separators so delta boundaries do not matter), then this call's index and name. The hash
 //! reads the byte stream in fixed 8-byte words (multiply-xor, finished with the splitmix64 mixer),
 //! so it costs well under a nanosecond per byte on the parsing hot path and does not depend on how

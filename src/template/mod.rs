@@ -9,4 +9,4 @@ mod tojson;
 
 pub use caps::Caps;
 pub use nesting::MAX_EXPRESSION_DEPTH;
-pub use render::{render_template, ChatTemplate, RenderOptions};
+pub use render::{render_template, RenderOptions, Template};

@@ -36,7 +36,7 @@ pub fn reset_after_trap() {
 /// Library version.
 #[wasm_bindgen]
 pub fn version() -> String {
-    crate::version().to_string()
+    env!("CARGO_PKG_VERSION").to_string()
 }
 
 /// Render a chat template once with a context object.
@@ -107,7 +107,7 @@ pub fn build_grammar(template_or_source: JsValue, options: Option<String>) -> Re
     let t = template_arg(&template_or_source)?;
     let opts: RequestOptions = from_json_opt(options, "options")?;
     js(opts.validate())?;
-    to_js(&js(crate::gbnf::build_grammar(js(t.analysis())?, &opts))?)
+    to_js(&js(t.grammar(&opts))?)
 }
 
 /// Check whether `text` is accepted by a GBNF grammar: `{accepted, errorAt?}`.
@@ -121,7 +121,7 @@ fn parse_setup(template_or_source: &JsValue, options: Option<String>) -> Result<
     let t = template_arg(template_or_source)?;
     let opts: RequestOptions = from_json_opt(options, "options")?;
     js(opts.validate())?;
-    let gp = js(crate::parse::generation_prompt(&t, js(t.analysis())?, &opts))?;
+    let gp = js(t.generation_prompt(&opts))?;
     Ok((t, gp, opts))
 }
 
@@ -137,7 +137,7 @@ pub fn generation_prompt(template_or_source: JsValue, options: Option<String>) -
 #[wasm_bindgen(js_name = parseOutput)]
 pub fn parse_output(template_or_source: JsValue, text: &str, options: Option<String>) -> Result<JsValue, JsValue> {
     let (t, gp, opts) = parse_setup(&template_or_source, options)?;
-    let msg = js(crate::parse::parse_output(js(t.analysis())?, &gp, text, &opts))?;
+    let msg = js(crate::parse_output(js(t.analysis())?, &gp, text, &opts))?;
     to_js(&msg)
 }
 
@@ -145,13 +145,13 @@ pub fn parse_output(template_or_source: JsValue, text: &str, options: Option<Str
 #[wasm_bindgen(js_name = verifyTemplate)]
 pub fn verify_template(template_or_source: JsValue) -> Result<JsValue, JsValue> {
     let t = template_arg(&template_or_source)?;
-    to_js(&crate::verify_template(&t))
+    to_js(&t.verify())
 }
 
 /// Streaming parser: `push(chunk)` returns OpenAI `chat.completion.chunk` deltas; `finish()` flushes.
 #[wasm_bindgen(js_name = StreamParser)]
 pub struct JsStreamParser {
-    inner: crate::parse::StreamParser,
+    inner: crate::StreamParser,
     // Keeps the template (and its analysis) alive while the parser lives.
     _template: Rc<crate::ChatTemplate>,
     /// Reused for every chunk's deltas (saves an allocation per push).
@@ -164,7 +164,7 @@ impl JsStreamParser {
     #[wasm_bindgen(constructor)]
     pub fn new(template_or_source: JsValue, options: Option<String>) -> Result<JsStreamParser, JsValue> {
         let (t, gp, opts) = parse_setup(&template_or_source, options)?;
-        let inner = js(crate::parse::StreamParser::new(js(t.analysis())?, &gp, &opts))?;
+        let inner = js(crate::StreamParser::new(js(t.analysis())?, &gp, &opts))?;
         Ok(JsStreamParser { inner, _template: t, scratch: Vec::new() })
     }
 

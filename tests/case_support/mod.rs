@@ -2,9 +2,9 @@
 //! and the harness comparison rules of cases.jsonl.
 #![allow(dead_code)]
 
-use chat_autoparser::analysis::types::Analysis;
+use chat_autoparser::analysis::Analysis;
 use chat_autoparser::api::{Delta, Message, RequestOptions};
-use chat_autoparser::parse::StreamParser;
+use chat_autoparser::StreamParser;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -20,7 +20,7 @@ pub fn each_case_end_to_end(mut f: impl FnMut(&Value, &str, &Analysis, &str, &Re
         let t = our_template(&mut templates, name);
         let options = options_of(&case);
         let analysis = t.analysis().expect("analysis");
-        let Ok(gp) = chat_autoparser::parse::generation_prompt(t, analysis, &options) else { continue };
+        let Ok(gp) = chat_autoparser::generation_prompt(t, analysis, &options) else { continue };
         f(&case, name, analysis, &gp, &options, case["input"].as_str().unwrap_or(""));
     }
 }

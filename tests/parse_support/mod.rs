@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use chat_autoparser::api::{Delta, Message};
-use chat_autoparser::parse::OutputParser;
+use chat_autoparser::testing::OutputParser;
 
 /// Result of one run: the deltas, the message they build, and finish's error text.
 pub struct Run {

@@ -11,8 +11,11 @@
 //! prefix held back. A header that breaks (newline, too long, or a message marker missing) is released
 //! as content with a diagnostic, so no text is lost.
 
-use crate::api::{Delta, Diagnostic, ReasoningFormat};
-use crate::parse::drive::{head, next_marker, tail, Input, Machine};
+use super::{prefilled, Format};
+use crate::analysis::Analysis;
+use crate::api::{Delta, ReasoningFormat, RequestOptions};
+use crate::gbnf::{Expr, Shape, Tool, ToolGrammar, Trigger};
+use crate::parse::drive::{head, machine_parts, next_marker, tail, Input, Machine, MarkerMachine};
 use crate::parse::emit::{release_after_ws, Diagnostics, Emitter};
 use crate::parse::json_extent::is_valid_json;
 use crate::parse::OutputParser;
@@ -253,13 +256,7 @@ fn is_content_type(tok: &str) -> bool {
 }
 
 impl Machine for HarmonyParser {
-    fn input(&mut self) -> &mut Input {
-        &mut self.input
-    }
-
-    fn emitter(&mut self) -> &mut Emitter {
-        &mut self.emit
-    }
+    machine_parts!();
 
     fn settle(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
         let mut result = Ok(());
@@ -284,6 +281,23 @@ impl Machine for HarmonyParser {
         result
     }
 
+    fn step(&mut self, rest: &str, at: usize, at_end: bool, out: &mut Vec<Delta>) -> Option<usize> {
+        let markers: &[&str] = match self.state {
+            State::Between { .. } => &BETWEEN_MARKERS,
+            State::Header { .. } => &HEADER_MARKERS,
+            State::Body(_) => &BODY_MARKERS,
+            State::Stopped => &[],
+        };
+        self.scan_step(rest, markers, at, at_end, out)
+    }
+
+
+    fn stopped(&self) -> bool {
+        self.stopped
+    }
+}
+
+impl MarkerMachine for HarmonyParser {
     fn on_text(&mut self, text: &str, at: usize, out: &mut Vec<Delta>) -> usize {
         match &mut self.state {
             State::Between { ws } => {
@@ -316,7 +330,7 @@ impl Machine for HarmonyParser {
                 Dest::Ignored => {}
             },
             State::Stopped => {
-                let reported = self.diags.0.last().map_or(false, |d| d.message == AFTER_STOP);
+                let reported = self.diags.list().last().map_or(false, |d| d.message == AFTER_STOP);
                 if !text.trim().is_empty() && !reported {
                     self.diags.add(at, AFTER_STOP);
                 }
@@ -351,35 +365,8 @@ impl Machine for HarmonyParser {
             State::Stopped => self.state = State::Stopped,
         }
     }
-
-    fn step(&mut self, rest: &str, at: usize, at_end: bool, out: &mut Vec<Delta>) -> Option<usize> {
-        let markers: &[&str] = match self.state {
-            State::Between { .. } => &BETWEEN_MARKERS,
-            State::Header { .. } => &HEADER_MARKERS,
-            State::Body(_) => &BODY_MARKERS,
-            State::Stopped => &[],
-        };
-        self.scan_step(rest, markers, at, at_end, out)
-    }
 }
 
-impl OutputParser for HarmonyParser {
-    fn push(&mut self, chunk: &str, out: &mut Vec<Delta>) {
-        self.run(chunk, false, out);
-    }
-
-    fn finish(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
-        self.finish_machine(is_partial, out)
-    }
-
-    fn diagnostics(&self) -> &[Diagnostic] {
-        &self.diags.0
-    }
-
-    fn stopped(&self) -> bool {
-        self.stopped
-    }
-}
 
 #[cfg(test)]
 mod tests {
@@ -432,4 +419,74 @@ pub fn continuation_prefill(generation_prompt: &str, reasoning: &str, content: O
         gp.push_str(&format!("{CHANNEL}final{MESSAGE}{content}"));
     }
     gp
+}
+
+/// The GPT-OSS harmony format.
+pub struct Harmony;
+
+impl Harmony {
+    fn constrain(g: &mut ToolGrammar) -> Expr {
+        let sp = g.b.space();
+        let word = Expr::plus(Expr::ranges(&[('A', 'Z'), ('a', 'z'), ('0', '9'), ('_', '_'), ('-', '-')]));
+        Expr::opt(Expr::seq([sp, Expr::opt(Expr::lit("<|constrain|>")), word]))
+    }
+}
+
+impl Format for Harmony {
+    fn parser(&self, _a: &Analysis, options: &RequestOptions, generation_prompt: &str) -> (Box<dyn OutputParser>, Vec<Delta>) {
+        prefilled(HarmonyParser::new(options.reasoning_format, options.json_schema.is_some()), generation_prompt)
+    }
+
+    fn continuation_prefill(&self, _a: &Analysis, generation_prompt: &str, reasoning: &str, content: Option<&str>) -> String {
+        continuation_prefill(generation_prompt, reasoning, content)
+    }
+
+    /// The analysis channel is a message of its own, not a block.
+    fn reasoning_markers(&self, _a: &Analysis) -> Option<(String, String)> {
+        None
+    }
+
+    fn reasoning_block(&self, g: &mut ToolGrammar, _a: &Analysis, _thinking: bool) -> Expr {
+        let body = g.b.until(END);
+        let block = Expr::seq([Expr::lit("<|channel|>analysis<|message|>"), body, Expr::lit("<|end|><|start|>assistant")]);
+        Expr::opt(g.b.add("reasoning", block))
+    }
+
+    /// The answer is the `final` channel's message, optionally constrained (`<|constrain|>json`).
+    fn response(&self, g: &mut ToolGrammar, a: &Analysis, value: Expr, thinking: bool) -> Expr {
+        let sp = g.b.space();
+        let reasoning = self.reasoning_block(g, a, thinking);
+        let constrain = Self::constrain(g);
+        Expr::seq([reasoning, Expr::lit("<|channel|>final"), constrain, Expr::lit("<|message|>"), sp.clone(), value, sp])
+    }
+
+    /// `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>` (the recipient
+    /// may also come before the channel).
+    fn tool_calls(&self, g: &mut ToolGrammar, a: &Analysis, tools: &[Tool]) -> Result<Option<Shape>> {
+        let channel = Expr::seq([Expr::lit("<|channel|>"), Expr::alt([Expr::lit("commentary"), Expr::lit("analysis")])]);
+        let constrain = Self::constrain(g);
+        let sp = g.b.space();
+        let mut alts = Vec::new();
+        for tool in tools {
+            let hint = format!("tool-{}", tool.name);
+            let args = g.json_args(tool, &format!("{hint}-args"))?;
+            let recipient = Expr::seq([Expr::lit(" to=functions."), Expr::lit(tool.name.clone())]);
+            let head = Expr::alt([Expr::seq([recipient.clone(), channel.clone()]), Expr::seq([channel.clone(), recipient])]);
+            let body = Expr::seq([head, constrain.clone(), Expr::lit("<|message|>"), sp.clone(), args, sp.clone(), Expr::opt(Expr::lit("<|call|>"))]);
+            alts.push(g.b.add(&hint, body));
+        }
+        let any = g.b.add("tool-call", Expr::alt(alts));
+        let calls = g.repeated(any, Expr::lit("<|start|>assistant"));
+        let triggers = vec![
+            Trigger::pattern(r"^\s+to$"),
+            Trigger::pattern(r"^<\|channel\|>(?:commentary|analysis)\s+to=functions$"),
+            Trigger::pattern(r"<\|start\|>assistant(\s+to)"),
+            Trigger::pattern(r"<\|start\|>assistant(<\|channel\|>(?:commentary|analysis)\s+to)"),
+        ];
+        Ok(Some(Shape { calls, triggers, content_stop: None, preserved: self.preserved_tokens(a) }))
+    }
+
+    fn preserved_tokens(&self, _a: &Analysis) -> Vec<String> {
+        [CHANNEL, CONSTRAIN, MESSAGE, START, END].map(String::from).to_vec()
+    }
 }

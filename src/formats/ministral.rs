@@ -6,9 +6,12 @@
 //! about stays reasoning. Arguments have no closing marker: they end with their JSON value
 //! ([`CallArgs`]). A name that is not a plausible identifier is released as content with a diagnostic.
 
-use crate::api::{Delta, Diagnostic, ReasoningFormat};
-use crate::handlers::call_args::CallArgs;
-use crate::parse::drive::{head, Input, Machine};
+use super::call_args::CallArgs;
+use super::{prefilled, Format};
+use crate::analysis::Analysis;
+use crate::api::{Delta, ReasoningFormat, RequestOptions};
+use crate::gbnf::{Expr, Shape, Tool, ToolGrammar, Trigger};
+use crate::parse::drive::{head, machine_parts, Input, Machine, MarkerMachine};
 use crate::parse::emit::{release_after_ws, Diagnostics, Emitter};
 use crate::parse::OutputParser;
 use crate::Result;
@@ -80,13 +83,7 @@ fn is_name_char(c: char) -> bool {
 }
 
 impl Machine for MinistralParser {
-    fn input(&mut self) -> &mut Input {
-        &mut self.input
-    }
-
-    fn emitter(&mut self) -> &mut Emitter {
-        &mut self.emit
-    }
+    machine_parts!();
 
     fn settle(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
         let mut result = Ok(());
@@ -101,6 +98,28 @@ impl Machine for MinistralParser {
         result
     }
 
+    fn step(&mut self, rest: &str, at: usize, at_end: bool, out: &mut Vec<Delta>) -> Option<usize> {
+        let markers: &[&str] = match &mut self.state {
+            State::Content | State::AfterCall { .. } => &CONTENT_MARKERS,
+            State::Think => &THINK_MARKERS,
+            State::Name { id: None, .. } => &NAME_MARKERS,
+            State::Name { id: Some(_), .. } => &ID_MARKERS,
+            State::Args(a) if a.is_raw() => &RAW_ARGS_MARKERS,
+            State::Args(a) => {
+                let (n, done) = a.feed(rest, out);
+                if done {
+                    a.close(&mut self.diags, out);
+                    self.state = State::AfterCall { ws: String::new() };
+                }
+                return Some(n);
+            }
+        };
+        self.scan_step(rest, markers, at, at_end, out)
+    }
+
+}
+
+impl MarkerMachine for MinistralParser {
     fn on_text(&mut self, text: &str, at: usize, out: &mut Vec<Delta>) -> usize {
         match &mut self.state {
             State::Content => self.emit.content(text, out),
@@ -171,40 +190,8 @@ impl Machine for MinistralParser {
             }
         }
     }
-
-    fn step(&mut self, rest: &str, at: usize, at_end: bool, out: &mut Vec<Delta>) -> Option<usize> {
-        let markers: &[&str] = match &mut self.state {
-            State::Content | State::AfterCall { .. } => &CONTENT_MARKERS,
-            State::Think => &THINK_MARKERS,
-            State::Name { id: None, .. } => &NAME_MARKERS,
-            State::Name { id: Some(_), .. } => &ID_MARKERS,
-            State::Args(a) if a.is_raw() => &RAW_ARGS_MARKERS,
-            State::Args(a) => {
-                let (n, done) = a.feed(rest, out);
-                if done {
-                    a.close(&mut self.diags, out);
-                    self.state = State::AfterCall { ws: String::new() };
-                }
-                return Some(n);
-            }
-        };
-        self.scan_step(rest, markers, at, at_end, out)
-    }
 }
 
-impl OutputParser for MinistralParser {
-    fn push(&mut self, chunk: &str, out: &mut Vec<Delta>) {
-        self.run(chunk, false, out);
-    }
-
-    fn finish(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
-        self.finish_machine(is_partial, out)
-    }
-
-    fn diagnostics(&self) -> &[Diagnostic] {
-        &self.diags.0
-    }
-}
 
 /// The generation prompt for a continued assistant message (`continue_final_message`): the
 /// template renders reasoning only from typed `thinking` content blocks, so a prefill's
@@ -220,4 +207,39 @@ pub fn continuation_prefill(generation_prompt: &str, reasoning: &str, content: O
     }
     gp.push_str(content.unwrap_or(""));
     gp
+}
+
+/// The Ministral / Magistral 3 format.
+pub struct Ministral;
+
+impl Format for Ministral {
+    fn parser(&self, _a: &Analysis, options: &RequestOptions, generation_prompt: &str) -> (Box<dyn OutputParser>, Vec<Delta>) {
+        prefilled(MinistralParser::new(options.reasoning_format, options.json_schema.is_some()), generation_prompt)
+    }
+
+    fn continuation_prefill(&self, _a: &Analysis, generation_prompt: &str, reasoning: &str, content: Option<&str>) -> String {
+        continuation_prefill(generation_prompt, reasoning, content)
+    }
+
+    fn reasoning_markers(&self, _a: &Analysis) -> Option<(String, String)> {
+        Some((THINK.to_string(), THINK_END.to_string()))
+    }
+
+    /// `[TOOL_CALLS]NAME[ARGS]{…}`, one section per call.
+    fn tool_calls(&self, g: &mut ToolGrammar, a: &Analysis, tools: &[Tool]) -> Result<Option<Shape>> {
+        let mut alts = Vec::new();
+        for tool in tools {
+            let hint = format!("tool-{}", tool.name);
+            let args = g.json_args(tool, &format!("{hint}-args"))?;
+            alts.push(g.b.add(&hint, Expr::seq([Expr::lit(tool.name.clone()), Expr::lit(ARGS), args])));
+        }
+        let any = g.b.add("tool-call", Expr::alt(alts));
+        let sp = g.b.space();
+        let calls = g.repeated(Expr::seq([Expr::lit(TOOL_CALLS), any]), sp);
+        Ok(Some(Shape { calls, triggers: vec![Trigger::word(TOOL_CALLS)], content_stop: Some(TOOL_CALLS.into()), preserved: self.preserved_tokens(a) }))
+    }
+
+    fn preserved_tokens(&self, _a: &Analysis) -> Vec<String> {
+        [THINK, THINK_END, TOOL_CALLS, ARGS].map(String::from).to_vec()
+    }
 }

@@ -8,15 +8,13 @@
 //! the output ends inside a tool call; the error carries the call's byte offset in the output. After
 //! an error the parser is poisoned: later calls return a clone of it.
 
-use super::auto::AutoParser;
-use super::call_ids::CallIds;
-use super::prompt::{generation_prompt, parser_prefill};
-use super::OutputParser;
-use crate::analysis::types::{Analysis, Handler};
-use crate::api::{Delta, Diagnostic, Message, RequestOptions};
-use crate::template::ChatTemplate;
+use crate::analysis::Analysis;
+use crate::api::{Delta, Diagnostic, Message, ReasoningFormat, RequestOptions};
+use crate::formats::format_of;
+use crate::parse::call_ids::CallIds;
+use crate::parse::inline_reasoning::InlineReasoning;
+use crate::parse::OutputParser;
 use crate::{Error, Result};
-
 
 /// Streaming parser of model output into an OpenAI-style message.
 pub struct StreamParser {
@@ -31,6 +29,8 @@ pub struct StreamParser {
     unreturned: Vec<Delta>,
     /// Gives every tool call an id (see [`super::call_ids`]).
     ids: CallIds,
+    /// deepseek-legacy: reasoning deltas repeat text the content deltas hold.
+    inline_reasoning: bool,
 }
 
 impl std::fmt::Debug for StreamParser {
@@ -41,17 +41,17 @@ impl std::fmt::Debug for StreamParser {
 
 impl StreamParser {
     /// A parser for a template described by `analysis`, whose prompt ended with `generation_prompt`
-    /// (see [`generation_prompt`]; for continued messages, including the prefill).
+    /// (see [`super::generation_prompt`]; for continued messages, including the prefill).
     pub fn new(analysis: &Analysis, generation_prompt: &str, options: &RequestOptions) -> Result<StreamParser> {
-        let mut initial = Vec::new();
-        let inner: Box<dyn OutputParser> = if analysis.handler == Handler::Autoparser {
-            let prefill = parser_prefill(analysis, generation_prompt, options);
-            Box::new(AutoParser::new(analysis, options, &prefill))
+        let format = format_of(analysis.handler);
+        let (inner, mut initial) = if options.reasoning_format == ReasoningFormat::DeepseekLegacy {
+            let with = |reasoning_format| RequestOptions { reasoning_format, ..options.clone() };
+            let (extract, extract_initial) = format.parser(analysis, &with(ReasoningFormat::Auto), generation_prompt);
+            let (inline, inline_initial) = format.parser(analysis, &with(ReasoningFormat::None), generation_prompt);
+            let p: Box<dyn OutputParser> = Box::new(InlineReasoning::new(extract, inline));
+            (p, InlineReasoning::initial(extract_initial, inline_initial))
         } else {
-            // The dedicated parsers read the whole generation prompt (as llama.cpp parses prompt + output).
-            let mut p = crate::handlers::make_parser(analysis.handler, options, generation_prompt);
-            p.push(generation_prompt, &mut initial);
-            p
+            format.parser(analysis, options, generation_prompt)
         };
         let mut parser = StreamParser {
             inner,
@@ -62,16 +62,11 @@ impl StreamParser {
             finished: false,
             unreturned: Vec::new(),
             ids: CallIds::new(&options.messages),
+            inline_reasoning: options.reasoning_format == ReasoningFormat::DeepseekLegacy,
         };
         parser.accept(&mut initial);
         parser.initial = initial;
         Ok(parser)
-    }
-
-    /// A parser whose generation prompt is rendered from `template` for the request in `options`.
-    pub fn from_template(template: &ChatTemplate, analysis: &Analysis, options: &RequestOptions) -> Result<StreamParser> {
-        let gp = generation_prompt(template, analysis, options)?;
-        Self::new(analysis, &gp, options)
     }
 
     /// Consume a chunk of model output; returns the deltas it completed.
@@ -96,7 +91,11 @@ impl StreamParser {
     /// The one place every format's deltas pass: give new calls their id, then apply to the message.
     fn accept(&mut self, deltas: &mut [Delta]) {
         for d in deltas {
-            self.ids.stamp(d);
+            // With reasoning also inline in content (deepseek-legacy), the content stream already holds
+            // it: ids follow that stream alone, which is the same in any chunking (and as under `none`).
+            if !(self.inline_reasoning && matches!(d, Delta::Reasoning(_))) {
+                self.ids.stamp(d);
+            }
             self.message.apply(d);
         }
     }

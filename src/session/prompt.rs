@@ -1,41 +1,20 @@
-//! The generation prompt (what the template appends for the assistant's turn) and the part of it a
-//! parser must consume before the model output.
+//! The generation prompt: what the template appends for the assistant's turn.
 //!
 //! llama.cpp parses `generation_prompt + output`, after skipping the prompt up to the reasoning start
 //! marker: a prompt ending in `<think>\n` means the output begins inside reasoning. For continued
 //! assistant messages (`continue_final_message`) the generation prompt is rebuilt from the prefill:
 //! `prompt-up-to-reasoning-start + start + reasoning [+ end + content]`.
 
-use crate::analysis::types::Analysis;
-use crate::api::RequestOptions;
-use crate::template::ChatTemplate;
+use crate::analysis::Analysis;
+use crate::api::{text_of, RequestOptions};
+use crate::formats::format_of;
+use crate::template::Template;
 use crate::Result;
 use serde_json::{Map, Value};
 
-/// Whether the request continues its last (assistant) message instead of starting a new one.
-fn continued_message(options: &RequestOptions) -> Option<&Value> {
-    if options.continue_final_message == "none" || options.continue_final_message.is_empty() {
-        return None;
-    }
-    options.messages.last().filter(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
-}
-
-fn continues_content(options: &RequestOptions) -> bool {
-    matches!(options.continue_final_message.as_str(), "content" | "auto")
-}
-
-/// Text of a message field that may be a string or a list of `{type: "text", text}` parts.
-fn text_of(v: Option<&Value>) -> String {
-    match v {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect(),
-        _ => String::new(),
-    }
-}
-
 /// Messages as the template wants them: tool-call arguments given as a JSON string become an object
 /// when the template renders object arguments (as llama.cpp does; `arguments|items` needs a mapping).
-fn template_messages(template: &ChatTemplate, messages: &[Value]) -> Vec<Value> {
+fn template_messages(template: &Template, messages: &[Value]) -> Vec<Value> {
     let mut messages = messages.to_vec();
     if template.caps().supports_object_arguments {
         for m in &mut messages {
@@ -70,7 +49,7 @@ fn template_tools(tools: &[Value]) -> Vec<Value> {
     tools
 }
 
-fn render(template: &ChatTemplate, messages: &[Value], options: &RequestOptions, add_generation_prompt: bool) -> Result<String> {
+fn render(template: &Template, messages: &[Value], options: &RequestOptions, add_generation_prompt: bool) -> Result<String> {
     let with_tools = render_with(template, messages, options, add_generation_prompt, true);
     match with_tools {
         // The turn's opening rarely depends on the tool list; a template that cannot render the given
@@ -80,7 +59,7 @@ fn render(template: &ChatTemplate, messages: &[Value], options: &RequestOptions,
     }
 }
 
-fn render_with(template: &ChatTemplate, messages: &[Value], options: &RequestOptions, add_generation_prompt: bool, tools: bool) -> Result<String> {
+fn render_with(template: &Template, messages: &[Value], options: &RequestOptions, add_generation_prompt: bool, tools: bool) -> Result<String> {
     let mut ctx = Map::new();
     ctx.insert("messages".into(), Value::Array(template_messages(template, messages)));
     if tools && !options.tools.is_empty() {
@@ -98,8 +77,8 @@ fn render_with(template: &ChatTemplate, messages: &[Value], options: &RequestOpt
 /// of the renders with `add_generation_prompt` false and true. For a continued assistant message
 /// (`continue_final_message`), the prompt is rebuilt from that message as llama.cpp does, using the
 /// analysis' reasoning markers.
-pub fn generation_prompt(template: &ChatTemplate, analysis: &Analysis, options: &RequestOptions) -> Result<String> {
-    let continued = continued_message(options);
+pub fn generation_prompt(template: &Template, analysis: &Analysis, options: &RequestOptions) -> Result<String> {
+    let continued = options.continued_message();
     // Without a conversation, a single user turn stands in (many templates index `messages[0]`).
     let default_history = [serde_json::json!({ "role": "user", "content": "Hello" })];
     let history = match continued {
@@ -112,44 +91,9 @@ pub fn generation_prompt(template: &ChatTemplate, analysis: &Analysis, options: 
     let common = without.char_indices().zip(with.chars()).find(|((_, a), b)| a != b).map_or(without.len().min(with.len()), |((i, _), _)| i);
     let mut gp = with.get(common..).unwrap_or("").to_string();
     if let Some(msg) = continued {
-        let content = text_of(msg.get("content"));
-        let content = continues_content(options).then_some(content.as_str());
+        let content = options.continued_content();
         let reasoning = text_of(msg.get("reasoning_content"));
-        if let Some(gp) = crate::handlers::continuation_prefill(analysis.handler, &gp, &reasoning, content) {
-            return Ok(gp);
-        }
-        let r = &analysis.reasoning;
-        if !r.start.is_empty() {
-            let cut = gp.find(r.start.as_str()).unwrap_or(gp.len());
-            gp.truncate(cut);
-            gp.push_str(&r.start);
-            gp.push_str(&text_of(msg.get("reasoning_content")));
-            if continues_content(options) {
-                gp.push_str(&r.end);
-            }
-        }
-        if continues_content(options) {
-            gp.push_str(&text_of(msg.get("content")));
-        }
+        gp = format_of(analysis.handler).continuation_prefill(analysis, &gp, &reasoning, content.as_deref());
     }
     Ok(gp)
-}
-
-/// The part of `generation_prompt` the parser consumes before the model output: from the reasoning
-/// start marker on (so the output starts inside reasoning), else the continued message's content.
-pub fn parser_prefill(analysis: &Analysis, generation_prompt: &str, options: &RequestOptions) -> String {
-    let start = analysis.reasoning.start.trim_matches(super::marker::is_space);
-    if !start.is_empty() {
-        // The last occurrence: a continued message may repeat the marker after the template's own.
-        if let Some(p) = generation_prompt.rfind(start) {
-            return generation_prompt.get(p..).unwrap_or("").to_string();
-        }
-    }
-    if let Some(msg) = continued_message(options).filter(|_| continues_content(options)) {
-        let content = text_of(msg.get("content"));
-        if generation_prompt.ends_with(&content) {
-            return content;
-        }
-    }
-    String::new()
 }

@@ -6,9 +6,12 @@
 //! generation prompt before its first `>>>` (the role header) is prompt, not output, and is skipped.
 //! A recipient that is not an identifier followed by a newline (`>>> print(1)` in prose) is content.
 
-use crate::api::{Delta, Diagnostic, ReasoningFormat};
-use crate::handlers::call_args::CallArgs;
-use crate::parse::drive::{head, Input, Machine};
+use super::call_args::CallArgs;
+use super::{prefilled, Format};
+use crate::analysis::Analysis;
+use crate::api::{Delta, ReasoningFormat, RequestOptions};
+use crate::gbnf::{Expr, Shape, Tool, ToolGrammar, Trigger};
+use crate::parse::drive::{head, machine_parts, Input, Machine, MarkerMachine};
 use crate::parse::emit::{release_after_ws, Diagnostics, Emitter};
 use crate::parse::OutputParser;
 use crate::Result;
@@ -104,13 +107,7 @@ fn is_name_char(c: char) -> bool {
 }
 
 impl Machine for FunctionaryParser {
-    fn input(&mut self) -> &mut Input {
-        &mut self.input
-    }
-
-    fn emitter(&mut self) -> &mut Emitter {
-        &mut self.emit
-    }
+    machine_parts!();
 
     fn settle(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
         let mut result = Ok(());
@@ -142,6 +139,13 @@ impl Machine for FunctionaryParser {
         self.scan_step(rest, markers, at, at_end, out)
     }
 
+
+    fn stopped(&self) -> bool {
+        self.stopped
+    }
+}
+
+impl MarkerMachine for FunctionaryParser {
     fn on_marker(&mut self, m: &str, at: usize, out: &mut Vec<Delta>) {
         match std::mem::replace(&mut self.state, State::Content) {
             State::Recipient { name, explicit } => {
@@ -215,7 +219,7 @@ impl Machine for FunctionaryParser {
             }
             State::Stopped => {
                 // Dropped, but never silently: one diagnostic for all text after the stop.
-                let reported = self.diags.0.last().map_or(false, |d| d.message == AFTER_STOP);
+                let reported = self.diags.list().last().map_or(false, |d| d.message == AFTER_STOP);
                 if !text.trim().is_empty() && !reported {
                     self.diags.add(at, AFTER_STOP);
                 }
@@ -225,23 +229,6 @@ impl Machine for FunctionaryParser {
     }
 }
 
-impl OutputParser for FunctionaryParser {
-    fn push(&mut self, chunk: &str, out: &mut Vec<Delta>) {
-        self.run(chunk, false, out);
-    }
-
-    fn finish(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
-        self.finish_machine(is_partial, out)
-    }
-
-    fn diagnostics(&self) -> &[Diagnostic] {
-        &self.diags.0
-    }
-
-    fn stopped(&self) -> bool {
-        self.stopped
-    }
-}
 
 /// The generation prompt for a continued assistant message (`continue_final_message`): text goes to
 /// the `all` recipient, so continued content follows `>>>all\n` (the template's prompt ends with
@@ -256,4 +243,44 @@ pub fn continuation_prefill(generation_prompt: &str, content: Option<&str>) -> S
         gp.push_str(content);
     }
     gp
+}
+
+/// The Functionary v3.2 format.
+pub struct Functionary;
+
+impl Format for Functionary {
+    fn parser(&self, _a: &Analysis, options: &RequestOptions, generation_prompt: &str) -> (Box<dyn OutputParser>, Vec<Delta>) {
+        let p = FunctionaryParser::new(options.reasoning_format, options.json_schema.is_some(), generation_prompt);
+        prefilled(p, generation_prompt)
+    }
+
+    fn continuation_prefill(&self, _a: &Analysis, generation_prompt: &str, _reasoning: &str, content: Option<&str>) -> String {
+        continuation_prefill(generation_prompt, content)
+    }
+
+    fn reasoning_markers(&self, _a: &Analysis) -> Option<(String, String)> {
+        None
+    }
+
+    /// The prompt ends with `>>>`; the model writes `NAME\n{…}`, further calls `>>>NAME\n{…}`, and
+    /// `all\n…` for plain content.
+    fn tool_calls(&self, g: &mut ToolGrammar, a: &Analysis, tools: &[Tool]) -> Result<Option<Shape>> {
+        let mut alts = Vec::new();
+        for tool in tools {
+            let hint = format!("tool-{}", tool.name);
+            let args = g.json_args(tool, &format!("{hint}-args"))?;
+            alts.push(g.b.add(&hint, Expr::seq([Expr::lit(format!("{}\n", tool.name)), args])));
+        }
+        let any = g.b.add("tool-call", Expr::alt(alts));
+        let sp = g.b.space();
+        let sep = Expr::seq([sp, Expr::lit(RECIPIENT)]);
+        let content = g.b.until(RECIPIENT);
+        let leading = Expr::opt(Expr::seq([Expr::lit("all\n"), content, Expr::lit(RECIPIENT)]));
+        let calls = Expr::seq([Expr::opt(Expr::lit(RECIPIENT)), leading, g.repeated(any, sep)]);
+        Ok(Some(Shape { calls, triggers: vec![Trigger::pattern(">>>(?!all)")], content_stop: None, preserved: self.preserved_tokens(a) }))
+    }
+
+    fn preserved_tokens(&self, _a: &Analysis) -> Vec<String> {
+        vec![format!("{RECIPIENT}{ALL}")]
+    }
 }

@@ -4,13 +4,11 @@
 //! the template, cut out what the model would have written, parse it back with the parser the analysis
 //! builds, and report per message whether the same message comes back.
 
-use crate::analysis::diff::{common_prefix_len, common_suffix_len};
-use crate::analysis::{Analysis, ReasoningMode, ToolFormat};
+use super::{generation_prompt, ChatTemplate, StreamParser};
+use crate::analysis::{common_prefix_len, common_suffix_len, Analysis, Handler, ReasoningMode, ToolFormat};
 use crate::api::{Message, RequestOptions, ToolCall};
-use crate::parse::marker::is_space;
-use crate::parse::prompt::parser_prefill;
-use crate::parse::{generation_prompt, StreamParser};
-use crate::template::ChatTemplate;
+use crate::formats::parser_prefill;
+use crate::text::is_space;
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -80,7 +78,7 @@ fn fixtures(a: &Analysis) -> Vec<(&'static str, Message)> {
     if reasons {
         f.push(("reasoning", msg("It is 4.", "The user asks for 2+2. That is 4.", vec![])));
     }
-    if a.tools.format.mode != ToolFormat::None || a.handler != crate::analysis::Handler::Autoparser {
+    if a.tools.format.mode != ToolFormat::None || a.handler != Handler::Autoparser {
         let weather = || call("call00001", "get_weather", json!({ "location": "Paris", "unit": "celsius" }));
         f.push(("tool_call", msg("", "", vec![weather()])));
         if a.caps.supports_parallel_tool_calls {
