@@ -90,12 +90,30 @@ export function tool_delta(index, id, name, args) {
   return { tool_calls: [c] };
 }
 export function one(x) { return [x]; }
+export function message(role, content, reasoning) {
+  return { role, content: content === '' ? null : content, reasoning_content: reasoning === '' ? null : reasoning };
+}
+export function push_call(m, id, type, name, args) {
+  (m.tool_calls ??= []).push({ id, type, function: { name, arguments: args } });
+}
 ")]
 extern "C" {
     fn content_delta(s: &str) -> JsValue;
     fn reasoning_delta(s: &str) -> JsValue;
     fn tool_delta(index: u32, id: Option<String>, name: Option<String>, args: Option<String>) -> JsValue;
     fn one(x: JsValue) -> JsValue;
+    fn message(role: &str, content: &str, reasoning: &str) -> JsValue;
+    fn push_call(m: &JsValue, id: &str, kind: &str, name: &str, args: &str);
+}
+
+/// A message as the plain object `to_js` would give (same keys, order and nulls), built with one call
+/// per message and per tool call: a 30 KB content crosses as one string, not as JSON text to re-parse.
+pub fn message_to_js(m: &crate::api::Message) -> JsValue {
+    let out = message(&m.role, &m.content, &m.reasoning_content);
+    for c in &m.tool_calls {
+        push_call(&out, &c.id, &c.kind, &c.function.name, &c.function.arguments);
+    }
+    out
 }
 
 fn delta_to_js(d: &crate::api::Delta) -> JsValue {

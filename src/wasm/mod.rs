@@ -138,7 +138,7 @@ pub fn generation_prompt(template_or_source: JsValue, options: Option<String>) -
 pub fn parse_output(template_or_source: JsValue, text: &str, options: Option<String>) -> Result<JsValue, JsValue> {
     let (t, gp, opts) = parse_setup(&template_or_source, options)?;
     let msg = js(crate::parse_output(js(t.analysis())?, &gp, text, &opts))?;
-    to_js(&msg)
+    Ok(convert::message_to_js(&msg))
 }
 
 /// Render assistant messages through the template and parse them back: the template's self-test.
@@ -193,7 +193,7 @@ impl JsStreamParser {
     /// The message so far.
     #[wasm_bindgen(getter)]
     pub fn message(&self) -> Result<JsValue, JsValue> {
-        to_js(self.inner.message())
+        Ok(convert::message_to_js(self.inner.message()))
     }
 
     /// Problems seen in the output so far: `[{offset, message}]`.
