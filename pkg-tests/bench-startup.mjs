@@ -27,7 +27,7 @@ const { parseOutput } = require(entry);
 const t1 = performance.now(), c1 = cpu();
 parseOutput(require('node:fs').readFileSync(src, 'utf8'), text);
 const t2 = performance.now(), c2 = cpu(), q2 = queued();
-console.log(JSON.stringify({ start: t0, import: t1 - t0, firstParse: t2 - t1, importCpu: c1 - c0, firstParseCpu: c2 - c1, queued: q2 - q0 }));
+console.log(JSON.stringify({ start: t0, import: t1 - t0, firstParse: t2 - t1, importCpu: c1 - c0, firstParseCpu: c2 - c1, queued: q2 - q0, running: t2 - t0 - (q2 - q0) }));
 `;
 
 const median = (v) => [...v].sort((a, b) => a - b)[v.length >> 1];
@@ -53,7 +53,7 @@ export function measureStartup({ runs = 5 } = {}) {
       samples.push(JSON.parse(r.stdout));
     }
     const m = (k) => median(samples.map((s) => s[k]));
-    cold.push({ template: name, import: m('import'), firstParse: m('firstParse'), importCpu: m('importCpu'), firstParseCpu: m('firstParseCpu'), queued: m('queued') });
+    cold.push({ template: name, import: m('import'), firstParse: m('firstParse'), importCpu: m('importCpu'), firstParseCpu: m('firstParseCpu'), queued: m('queued'), running: m('running') });
   }
 
   const pkg = createRequire(import.meta.url)(entry);
