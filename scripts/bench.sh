@@ -16,5 +16,12 @@ if [ "${FUZZ:-}" = "1" ]; then
 fi
 echo "== build wasm"
 bash scripts/build.sh
+if command -v twiggy >/dev/null; then
+  echo "== size report (twiggy)"
+  node scripts/size-report.mjs target/size-report.md
+else
+  echo "== no twiggy (cargo install twiggy): BENCHMARKS.md without the per-dependency size table"
+  rm -f target/size-report.md
+fi
 echo "== node pkg-tests/bench.mjs"
 node pkg-tests/bench.mjs

@@ -10,6 +10,7 @@
 //! chat-autoparser response-template FILE.jinja [--json]
 //!                                                    the analysis as a transformers response_template
 //! chat-autoparser version
+//! chat-autoparser help [COMMAND]                     this help (also --help / -h, anywhere)
 //! ```
 
 use chat_autoparser::analysis::Analysis;
@@ -22,10 +23,56 @@ const USAGE: &str = "usage:
   chat-autoparser parse FILE.jinja OUTPUT.txt [--tools TOOLS.json] [--options OPTIONS.json] [--stream N]
   chat-autoparser render FILE.jinja [CONTEXT.json]
   chat-autoparser response-template FILE.jinja [--json]
-  chat-autoparser version";
+  chat-autoparser version
+  chat-autoparser help [COMMAND]   (or --help / -h)";
+
+/// Per-command help: what `chat-autoparser help COMMAND` and `COMMAND --help` print.
+fn command_help(cmd: &str) -> Option<&'static str> {
+    Some(match cmd {
+        "analyze" => "usage: chat-autoparser analyze FILE.jinja [--json]
+  How the template's model writes reasoning, content and tool calls: modes, markers and every diff split.
+  --json   the whole analysis as JSON",
+        "grammar" => "usage: chat-autoparser grammar FILE.jinja --tools TOOLS.json [--options OPTIONS.json] [--json]
+  The GBNF grammar, lazy triggers and preserved tokens for constrained tool calling.
+  --tools T.json     an array of tools, or {\"tools\": [...]}
+  --options O.json   request options (camelCase, as the JS API)
+  --json             the result as JSON",
+        "parse" => "usage: chat-autoparser parse FILE.jinja OUTPUT.txt [--tools TOOLS.json] [--options OPTIONS.json] [--stream N]
+  Parse model output into an OpenAI-style message (diagnostics go to stderr).
+  --tools T.json     an array of tools, or {\"tools\": [...]}
+  --options O.json   request options (camelCase, as the JS API)
+  --stream N         push the output in N-byte chunks and print each delta as a JSON line",
+        "render" => "usage: chat-autoparser render FILE.jinja [CONTEXT.json]
+  Render the template once (default context: one user message and the generation prompt).",
+        "response-template" => "usage: chat-autoparser response-template FILE.jinja [--json]
+  The analysis as a Hugging Face transformers response_template, with what the spec cannot express.
+  --json   the template and its losses as JSON",
+        "version" => "usage: chat-autoparser version
+  Print the version.",
+        "help" => USAGE,
+        _ => return None,
+    })
+}
+
+/// `--help` / `-h` anywhere, or `help [COMMAND]`: the help text to print, if help was asked for.
+fn help_request(args: &[String]) -> Option<&'static str> {
+    let asked = args.iter().any(|a| a == "--help" || a == "-h");
+    let first = args.first().map(String::as_str);
+    if first == Some("help") {
+        return Some(args.get(1).and_then(|c| command_help(c)).unwrap_or(USAGE));
+    }
+    if asked {
+        return Some(first.and_then(command_help).unwrap_or(USAGE));
+    }
+    None
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(text) = help_request(&args) {
+        println!("{text}");
+        return ExitCode::SUCCESS;
+    }
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

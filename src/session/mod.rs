@@ -7,6 +7,7 @@
 //! and [`verify_template`] go through this layer only.
 
 mod prompt;
+mod prompt_cache;
 mod stream;
 mod verify;
 
@@ -19,6 +20,7 @@ use crate::api::{Message, RequestOptions};
 use crate::gbnf::Grammar;
 use crate::template::{RenderOptions, Template};
 use crate::{Error, ErrorKind, Result};
+use prompt_cache::PromptCache;
 use std::sync::OnceLock;
 
 /// A compiled chat template with its analysis (computed on first use, then cached).
@@ -29,6 +31,8 @@ pub struct ChatTemplate {
     template: Template,
     /// The analysis or why it failed, kept either way (a failure is not retried).
     analysis: OnceLock<Result<Analysis>>,
+    /// Generation prompts of recent requests (two renders each), keyed by the options they depend on.
+    prompts: PromptCache,
 }
 
 impl std::fmt::Debug for ChatTemplate {
@@ -46,7 +50,7 @@ impl std::ops::Deref for ChatTemplate {
 
 impl From<Template> for ChatTemplate {
     fn from(template: Template) -> Self {
-        ChatTemplate { template, analysis: OnceLock::new() }
+        ChatTemplate { template, analysis: OnceLock::new(), prompts: PromptCache::default() }
     }
 }
 
@@ -83,8 +87,15 @@ impl ChatTemplate {
     }
 
     /// What the template appends for the assistant's turn in this request (see [`generation_prompt`]).
+    /// Rendered once per distinct conversation / tools / thinking / extra context / continuation, then
+    /// reused (a bounded cache): a parser per response with the same options costs no render.
     pub fn generation_prompt(&self, options: &RequestOptions) -> Result<String> {
-        generation_prompt(&self.template, self.analysis()?, options)
+        let analysis = self.analysis()?;
+        if options.generation_prompt.is_some() {
+            // The caller's own prompt end: nothing to render, nothing to cache.
+            return generation_prompt(&self.template, analysis, options);
+        }
+        self.prompts.get_or_render(options, || generation_prompt(&self.template, analysis, options))
     }
 
     /// A streaming parser for this request's model output, fed the request's generation prompt.

@@ -58,12 +58,14 @@ pub fn from_json_opt<T: DeserializeOwned + Default>(text: Option<String>, field:
     }
 }
 
-/// Serialize to plain JS objects (no `Map`s), as JSON would look.
+/// Serialize to plain JS objects (no `Map`s), as JSON would look: serde_json writes the text and JS's
+/// `JSON.parse` builds the objects in one call. Cheaper than one boundary crossing per property, and
+/// one serializer (serde_json's, needed anyway) instead of a second set of per-type serialize code in
+/// the wasm.
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    let ser = serde_wasm_bindgen::Serializer::json_compatible();
-    value
-        .serialize(&ser)
-        .map_err(|e| to_js_error(Error::new(ErrorKind::InvalidInput, format!("cannot convert result: {e}"))))
+    let text = serde_json::to_string(value)
+        .map_err(|e| to_js_error(Error::new(ErrorKind::InvalidInput, format!("cannot convert result: {e}"))))?;
+    js_sys::JSON::parse(&text)
 }
 
 /// Map a core result into a JS result.
@@ -89,6 +91,12 @@ export function tool_delta(index, id, name, args) {
   return { tool_calls: [c] };
 }
 export function one(x) { return [x]; }
+export function message(role, content, key, reasoning) {
+  return { role, content: content === '' ? null : content, [key]: reasoning === '' ? null : reasoning };
+}
+export function push_call(m, id, type, name, args) {
+  (m.tool_calls ??= []).push({ id, type, function: { name, arguments: args } });
+}
 ")]
 extern "C" {
     fn content_delta(s: &str) -> JsValue;
@@ -96,6 +104,18 @@ extern "C" {
     fn keyed_delta(k: &str, s: &str) -> JsValue;
     fn tool_delta(index: u32, id: Option<String>, name: Option<String>, args: Option<String>) -> JsValue;
     fn one(x: JsValue) -> JsValue;
+    fn message(role: &str, content: &str, key: &str, reasoning: &str) -> JsValue;
+    fn push_call(m: &JsValue, id: &str, kind: &str, name: &str, args: &str);
+}
+
+/// A message as the plain object `to_js` would give (same keys, order and nulls), built with one call
+/// per message and per tool call: a 30 KB content crosses as one string, not as JSON text to re-parse.
+pub fn message_to_js(m: &crate::api::Message, field: crate::api::ReasoningField) -> JsValue {
+    let out = message(&m.role, &m.content, field.key(), &m.reasoning_content);
+    for c in &m.tool_calls {
+        push_call(&out, &c.id, &c.kind, &c.function.name, &c.function.arguments);
+    }
+    out
 }
 
 fn delta_to_js(d: &crate::api::Delta, field: crate::api::ReasoningField) -> JsValue {

@@ -166,7 +166,7 @@ pub fn parse_output(template_or_source: JsValue, text: &str, options: Option<Str
     };
     p.push(text);
     js(p.finish())?;
-    let msg = to_js(&p.message().to_json(opts.reasoning_field))?;
+    let msg = convert::message_to_js(p.message(), opts.reasoning_field);
     if let Some(reason) = p.finish_reason() {
         let _ = js_sys::Reflect::set(&msg, &JsValue::from_str("finishReason"), &JsValue::from_str(reason));
     }
@@ -293,7 +293,7 @@ impl JsStreamParser {
     /// The message so far.
     #[wasm_bindgen(getter)]
     pub fn message(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.inner.message().to_json(self.reasoning_field))
+        Ok(convert::message_to_js(self.inner.message(), self.reasoning_field))
     }
 
     /// Problems seen in the output so far: `[{offset, message}]`.
