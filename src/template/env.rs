@@ -6,7 +6,7 @@
 use super::pylist::{visit, MAX_VALUE_DEPTH};
 use super::tojson::{python_float_repr, tojson, tojson_lenient, too_large, MAX_SERIALIZED_BYTES};
 use minijinja::syntax::SyntaxConfig;
-use minijinja::value::{Value, ValueKind};
+use minijinja::value::{ObjectRepr, Value, ValueKind};
 use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior};
 use std::fmt::Write;
 
@@ -19,6 +19,7 @@ thread_local! {
 /// Start metering a new render.
 pub fn reset_fuel_seen() {
     FUEL_SEEN.with(|f| f.set(0));
+    super::pylist::reset_walk_budget();
 }
 
 /// The fuel the current render had used when last seen.
@@ -61,6 +62,8 @@ pub fn build_environment(limits: Limits, now: i64, lenient: bool) -> Environment
         env.add_filter("tojson", tojson);
     }
     env.add_function("namespace", super::pylist::namespace);
+    env.add_filter("length", length);
+    env.add_filter("count", length);
     super::pylist::add_generator_filters(&mut env);
     env.add_function("raise_exception", |state: &minijinja::State, msg: String| -> Result<Value, Error> {
         note_fuel(state);
@@ -77,6 +80,32 @@ pub fn build_environment(limits: Limits, now: i64, lenient: bool) -> Environment
             || v.try_iter().is_ok() && !matches!(v.kind(), ValueKind::None | ValueKind::Number | ValueKind::Bool)
     });
     env
+}
+
+/// `length` / `count`, as minijinja's, except that a lazy sequence (a chain of `a + b`) is counted
+/// item by item against the render's walk budget: its cached length is unchecked (a list doubled 32
+/// times has 2^32 items, which wraps to 0 in a 32-bit `usize`).
+fn length(value: &Value) -> Result<Value, Error> {
+    let lazy = value.len().is_some()
+        && value.as_object().is_some_and(|o| {
+            matches!(o.repr(), ObjectRepr::Seq | ObjectRepr::Iterable)
+                && o.downcast_ref::<super::pylist::PyList>().is_none()
+                && o.downcast_ref::<Vec<Value>>().is_none()
+        });
+    if !lazy {
+        return minijinja::filters::length(value).map(Value::from);
+    }
+    const CHUNK: usize = 4096;
+    let mut n: usize = 0;
+    for item in value.try_iter()?.checked() {
+        item?;
+        n += 1;
+        if n % CHUNK == 0 {
+            super::pylist::charge_walk(CHUNK)?;
+        }
+    }
+    super::pylist::charge_walk(n % CHUNK)?;
+    Ok(Value::from(n))
 }
 
 /// Print values as Python's `str()` would: `None`, `True`, `1.0`, `['a', 1]`, `{'k': 'v'}`.
@@ -152,11 +181,12 @@ fn python_repr_inner(out: &mut String, value: &Value, top: bool, depth: usize) -
         ValueKind::Seq => {
             out.push('[');
             if let Ok(iter) = value.try_iter() {
-                for (i, item) in iter.enumerate() {
+                // `checked`: an item that is an error (a spent walk budget) ends printing with it.
+                for (i, item) in iter.checked().enumerate() {
                     if i > 0 {
                         out.push_str(", ");
                     }
-                    python_repr(out, &item, false, depth + 1)?;
+                    python_repr(out, &item?, false, depth + 1)?;
                 }
             }
             out.push(']');
