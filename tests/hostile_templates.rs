@@ -187,3 +187,23 @@ fn list_growth_is_metered() {
     let ok = render("{% set ns = namespace(l=[1]) %}{% for i in range(10) %}{% set ns.l = ns.l + ns.l %}{% endfor %}{{ ns.l|length }} {{ [1, 2]|length }} {{ 'ab'|length }} {{ {'a': 1}|length }}").unwrap();
     assert_eq!(ok, "1024 2 2 1");
 }
+
+/// Found by examples/fuzz_templates.rs: a list holding itself twice, nested 40 times, then `join`
+/// (or `|string`) wrote 2^40 items: minijinja's `Display` of lists is unbounded (`~` still is, see
+/// SECURITY.md); ours is Python's `str()` with the serialized-size limit.
+#[test]
+fn shared_sublists_are_bounded_when_stringified() {
+    for tail in ["{{ ns.l|join(',') }}", "{{ ns.l|string|length }}", "{{ ns.l|tojson|length }}"] {
+        let src = format!("{{% set ns = namespace(l=[1]) %}}{{% for i in range(40) %}}{{% set ns.l = [ns.l, ns.l] %}}{{% endfor %}}{tail}");
+        let t0 = Instant::now();
+        let r = ChatTemplate::new(&src, RenderOptions::default()).and_then(|t| t.render(&context(json!([]))));
+        if let Err(e) = &r {
+            assert!(matches!(e.kind(), ErrorKind::Limit | ErrorKind::Render), "{tail}: {e}");
+        }
+        assert!(t0.elapsed() < 2 * SECOND, "{tail}: {:?}", t0.elapsed());
+    }
+    let ok = ChatTemplate::new("{% set ns = namespace(l=[1, 'a', [2]]) %}{{ ns.l|string }} {{ ns.l|join('|') }}", RenderOptions::default())
+        .and_then(|t| t.render(&context(json!([]))))
+        .unwrap();
+    assert_eq!(ok, "[1, 'a', [2]] 1|a|[2]");
+}

@@ -63,6 +63,8 @@ pub fn build_environment(limits: Limits, now: i64, lenient: bool) -> Environment
     }
     env.add_function("namespace", super::pylist::namespace);
     env.add_filter("length", length);
+    env.add_filter("string", string);
+    env.add_filter("join", join);
     env.add_filter("count", length);
     super::pylist::add_generator_filters(&mut env);
     env.add_function("raise_exception", |state: &minijinja::State, msg: String| -> Result<Value, Error> {
@@ -108,6 +110,51 @@ fn length(value: &Value) -> Result<Value, Error> {
     Ok(Value::from(n))
 }
 
+/// `string`: Python's `str()` through [`python_repr`], which bounds the size (minijinja's `Display`
+/// of a list holding the same sublist twice, nested 40 times, writes 2^40 items).
+fn string(value: &Value) -> Result<Value, Error> {
+    if matches!(value.kind(), ValueKind::String | ValueKind::Undefined) {
+        return Ok(if value.is_undefined() { Value::from("") } else { value.clone() });
+    }
+    let mut s = String::new();
+    python_repr(&mut s, value, true, 0)?;
+    Ok(Value::from(s))
+}
+
+/// `join`, as minijinja's, with container items printed by [`python_repr`] first (Python's `str()`,
+/// size-bounded) instead of minijinja's unbounded `Display`.
+fn join(
+    state: &mut minijinja::State,
+    value: &Value,
+    joiner: Option<minijinja::value::StringInput<'_>>,
+    attribute: Option<&str>,
+    kwargs: minijinja::value::Kwargs,
+) -> Result<Value, Error> {
+    let containers = attribute.is_none()
+        && matches!(value.kind(), ValueKind::Seq | ValueKind::Iterable)
+        && value.try_iter()?.any(|v| matches!(v.kind(), ValueKind::Seq | ValueKind::Map | ValueKind::Iterable));
+    if !containers {
+        return minijinja::filters::join(state, value, joiner, attribute, kwargs);
+    }
+    let mut items = Vec::new();
+    let mut size = 0;
+    for item in value.try_iter()?.checked() {
+        let item = item?;
+        if matches!(item.kind(), ValueKind::Seq | ValueKind::Map | ValueKind::Iterable) {
+            let mut s = String::new();
+            python_repr(&mut s, &item, true, 0)?;
+            size += s.len();
+            if size > MAX_SERIALIZED_BYTES {
+                return Err(too_large("join"));
+            }
+            items.push(Value::from(s));
+        } else {
+            items.push(item);
+        }
+    }
+    minijinja::filters::join(state, &Value::from(items), joiner, None, kwargs)
+}
+
 /// Print values as Python's `str()` would: `None`, `True`, `1.0`, `['a', 1]`, `{'k': 'v'}`.
 fn python_formatter(out: &mut minijinja::Output, state: &mut minijinja::State, value: &Value) -> Result<(), Error> {
     note_fuel(state);
@@ -127,7 +174,7 @@ fn write_err(_: std::fmt::Error) -> Error {
 
 /// Python's `str()` of a value. A list inside itself prints `[...]` as in Python; a result beyond
 /// [`MAX_SERIALIZED_BYTES`] (shared sublists nested many times) is an error.
-fn python_repr(out: &mut String, value: &Value, top: bool, depth: usize) -> Result<(), Error> {
+pub(crate) fn python_repr(out: &mut String, value: &Value, top: bool, depth: usize) -> Result<(), Error> {
     if depth > MAX_VALUE_DEPTH {
         out.push_str("...");
         return Ok(());

@@ -125,19 +125,16 @@ impl Object for PyList {
         self.0.lock().ok().map(|v| v.len())
     }
 
-    /// `str()` of the list, as Python prints it: a list inside itself is `[...]`.
+    /// `str()` of the list, as Python prints it (used by `|string`, `join`, `~`): a list inside itself
+    /// is `[...]`. Bounded like printing: shared sublists nested n times would otherwise write 2^n
+    /// items (`ns.l = [ns.l, ns.l]` ×40, then `join`), so output stops past the serialized-size limit.
     fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let this = Value::from_dyn_object(self.clone());
-        match visit(&this, || {
-            let mut list = f.debug_list();
-            for item in self.items() {
-                list.entry(&item);
-            }
-            list.finish()
-        }) {
-            Ok(r) => r,
-            Err(_) => f.write_str("[...]"),
+        let mut out = String::new();
+        // An error here is the size limit: what was written so far is printed, then `...`.
+        if super::env::python_repr(&mut out, &Value::from_dyn_object(self.clone()), true, 0).is_err() {
+            out.push_str("...");
         }
+        f.write_str(&out)
     }
 
     fn call_method(self: &Arc<Self>, _state: &mut State<'_, '_>, method: &str, args: &[Value]) -> Result<Value, Error> {
