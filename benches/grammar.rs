@@ -4,7 +4,8 @@
 
 use chat_autoparser::analysis::{Analysis, ToolFormat};
 use chat_autoparser::api::RequestOptions;
-use chat_autoparser::gbnf::{build_grammar, ParsedGrammar};
+use chat_autoparser::build_grammar;
+use chat_autoparser::gbnf::{ParsedGrammar};
 use serde_json::json;
 use std::time::Instant;
 

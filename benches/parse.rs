@@ -12,7 +12,7 @@ mod common;
 mod case_support;
 
 use chat_autoparser::api::RequestOptions;
-use chat_autoparser::parse::StreamParser;
+use chat_autoparser::StreamParser;
 use std::time::{Duration, Instant};
 
 const INPUTS: [(&str, &str); 3] = [

@@ -4,7 +4,7 @@
 //! heap a stream parser holds (its message included: it returns the whole message at the end). Writes target/bench-native.json and prints a summary.
 
 use chat_autoparser::api::RequestOptions;
-use chat_autoparser::parse::{generation_prompt, StreamParser};
+use chat_autoparser::{generation_prompt, StreamParser};
 use chat_autoparser::{ChatTemplate, RenderOptions};
 use serde_json::{json, Value};
 use std::alloc::{GlobalAlloc, Layout, System};

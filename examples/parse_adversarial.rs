@@ -7,7 +7,7 @@
 //! A benchmark, not a test: `cargo run --profile bench --example parse_adversarial [DIR]`.
 
 use chat_autoparser::api::RequestOptions;
-use chat_autoparser::parse::{generation_prompt, parse_output};
+use chat_autoparser::{generation_prompt, parse_output};
 use chat_autoparser::{ChatTemplate, RenderOptions};
 use std::time::Instant;
 

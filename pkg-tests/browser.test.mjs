@@ -131,7 +131,9 @@ test('parsed panel follows output edits: deltas with source spans, diagnostics n
   await pasteOutput(page, bad);
   const diag = await page.evaluate(() => window.playground.parsed.diagnostics[0]);
   assert.ok(diag, 'a diagnostic is reported');
-  assert.equal(diag.index, Buffer.from(bad).subarray(0, diag.offset).toString().length, 'byte offset converted to a UTF-16 index');
+  // The API reports UTF-16 indices (the JS facade converts; bytes would be 6 more here): placed as given.
+  assert.equal(diag.index, diag.offset, 'the API offset is a UTF-16 index, used as is');
+  assert.ok(diag.index >= 'Ünïcödé 👋 '.length && diag.index <= bad.length, `the diagnostic lies in the call (${diag.index})`);
   assert.match(await page.locator('#parsed-diags').textContent(), /unknown function/);
   // The diagnostic is placed in the editor where it happened, and its button selects that place.
   const placed = await page.evaluate(() => {
@@ -286,11 +288,8 @@ test('status badge: verified / not verified from the round trips, linking to the
   const { page, errors, close } = await open();
   assert.match(await page.locator('#verdict').getAttribute('class'), /verified/);
   assert.match(await page.locator('#verdict').textContent(), /^verified: reasoning, content, tool calls$/);
-  // firefunction-v2 renders its plain text in a way the parser does not read back.
-  await page.locator('#template-search').fill('firefunction');
-  await page.locator('#template-search').press('Enter');
-  await page.waitForFunction(() => /firefunction/.test(document.querySelector('#template-label').textContent));
-  await settle(page);
+  // A template that writes each message twice: the assistant's plain text cannot be read back as written.
+  await pasteTemplate(page, "{% for m in messages %}<|{{ m.role }}|>{{ m.content }} {{ m.content }}\n{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}");
   await page.waitForFunction(() => !/not checked/.test(document.querySelector('#verdict').textContent));
   const v = await page.evaluate(() => window.playground.verdict);
   assert.equal(v.level, 'not');
@@ -440,7 +439,7 @@ test('template errors show inline with their location', { skip: NO_BROWSER }, as
 
 test('a slow analysis runs in the worker: the page keeps painting', { skip: NO_BROWSER }, async () => {
   const { page, errors, close } = await open();
-  // ~90k loop iterations per render: the analysis (dozens of renders) takes about a second.
+  // ~90k loop iterations per render: the analysis (dozens of renders) runs until its fuel budget ends it.
   const heavy = `{%- for i in range(90000) %}{%- endfor %}${readFileSync(join(repoRoot, 'www', 'samples', 'openai-gpt-oss-120b.jinja'), 'utf8')}`;
   await page.evaluate(() => {
     window.__maxGap = 0;
@@ -461,7 +460,9 @@ test('a slow analysis runs in the worker: the page keeps painting', { skip: NO_B
   const gap = await page.evaluate(() => { cancelAnimationFrame(window.__raf); return window.__maxGap; });
   console.log(`slow template: results after ${took} ms, longest frame gap on the page ${gap.toFixed(0)} ms`);
   assert.ok(gap < 250, `the main thread was blocked for ${gap} ms`);
-  assert.equal(await page.locator('#template-error').isVisible(), false);
+  // 90k iterations per render times dozens of probe renders is more than the one analysis fuel budget
+  // (issue #11): the worker ends it with a Limit error naming the budget, and the page never froze.
+  assert.match(await page.locator('#template-error').textContent(), /analysisFuel|Limit/);
   assert.deepEqual(errors, []);
   await close();
 });

@@ -65,3 +65,12 @@ export function expectations(suite) {
     },
   };
 }
+
+/** A case of cases.jsonl as the package's request options. */
+export function optionsOf(c) {
+  return {
+    tools: c.tools ?? [], messages: c.messages, addGenerationPrompt: c.add_generation_prompt,
+    continueFinalMessage: c.continue_final_message, enableThinking: c.enable_thinking, reasoningFormat: c.reasoning_format,
+    parallelToolCalls: c.parallel_tool_calls, toolChoice: c.tool_choice, jsonSchema: c.json_schema, isPartial: c.is_partial,
+  };
+}

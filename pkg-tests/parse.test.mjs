@@ -2,18 +2,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ChatTemplate, StreamParser, parseOutput, analyzeTemplate, generationPrompt, verifyTemplate } from 'chat-autoparser';
-import { expectations, loadJsonl, templateSource } from './helpers.mjs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expectations, loadJsonl, optionsOf, repoRoot, templateSource } from './helpers.mjs';
 
 const WEATHER = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object',
   properties: { location: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } }, required: ['location'] } } }];
-
-function optionsOf(c) {
-  return {
-    tools: c.tools ?? [], messages: c.messages, addGenerationPrompt: c.add_generation_prompt,
-    continueFinalMessage: c.continue_final_message, enableThinking: c.enable_thinking, reasoningFormat: c.reasoning_format,
-    parallelToolCalls: c.parallel_tool_calls, toolChoice: c.tool_choice, jsonSchema: c.json_schema, isPartial: c.is_partial,
-  };
-}
 
 const trim = (s) => (s ?? '').replace(/^[ \t\n\r\f\v]+|[ \t\n\r\f\v]+$/g, '');
 const normArgs = (a) => { try { return JSON.stringify(JSON.parse(a)); } catch { return ''; } };
@@ -21,7 +15,9 @@ function sameAsExpected(msg, exp) {
   if (trim(msg.content) !== trim(exp.content) || trim(msg.reasoning_content) !== trim(exp.reasoning_content)) return false;
   const calls = msg.tool_calls ?? [];
   if (calls.length !== exp.tool_calls.length) return false;
-  return calls.every((c, i) => c.function.name === exp.tool_calls[i].name && c.id === exp.tool_calls[i].id
+  return calls.every((c, i) => c.function.name === exp.tool_calls[i].name
+    // Ids: the case's where it gives one, else ours is generated (never empty).
+    && (exp.tool_calls[i].id ? c.id === exp.tool_calls[i].id : c.id !== '')
     && normArgs(c.function.arguments) === normArgs(exp.tool_calls[i].arguments));
 }
 
@@ -31,7 +27,7 @@ function applyDelta(m, d) {
   for (const tc of d.tool_calls ?? []) {
     m.tool_calls ??= [];
     const call = (m.tool_calls[tc.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
-    if (tc.id) call.id += tc.id;
+    if (tc.id) call.id = tc.id;   // a later id (the model's, written after the name) replaces
     if (tc.function?.name) call.function.name += tc.function.name;
     if (tc.function?.arguments) call.function.arguments += tc.function.arguments;
   }
@@ -126,6 +122,18 @@ test('analysis, generation prompt and verify through wasm', () => {
   assert.equal(v.ok, true, JSON.stringify(v.results.filter((r) => !r.ok)));
   assert.ok(v.results.some((r) => r.name === 'tool_call' && r.output.includes('<function=get_weather>')));
   assert.equal(analyzeTemplate(templateSource('openai-gpt-oss-120b.jinja')).handler, 'GPT-OSS');
+});
+
+test('analysis.verified: the round trip per part, also when the analysis looks complete', () => {
+  const ok = analyzeTemplate(templateSource('Qwen3-Coder.jinja')).verified;
+  assert.deepEqual(ok, { ok: true, content: 'ok', reasoning: ok.reasoning, toolCalls: 'ok' });
+  // A zoo template whose second parallel call lacks its opening tag: complete analysis, failing tool calls.
+  const src = readFileSync(join(repoRoot, 'tests/fixtures/zoo/hfjs-NousResearch-Hermes-2-Pro-Llama-3-8B.jinja'), 'utf8');
+  const a = analyzeTemplate(src);
+  assert.equal(a.analysisComplete, true);
+  assert.deepEqual(a.verified, { ok: false, content: 'ok', reasoning: 'untested', toolCalls: 'failed' });
+  assert.deepEqual(new ChatTemplate(src).analysis.verified, a.verified);
+  assert.deepEqual(verifyTemplate(src).verified, a.verified);
 });
 
 test('templateOrSource must be a string or a live ChatTemplate', () => {

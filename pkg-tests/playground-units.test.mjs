@@ -8,13 +8,13 @@ import { verdict } from '../www/verdict.js';
 import { templateFromFile } from '../www/picker.js';
 import { templateVariables } from '../www/request-editor.js';
 
-test('API byte offsets become UTF-16 indices (one helper, switchable to utf16)', () => {
+test('API offsets are UTF-16 indices (the facade converts); byte offsets still convert on request', () => {
   const text = 'é👋x';
   const bytes = (s) => Buffer.byteLength(s);
-  assert.equal(apiOffsetToIndex(text, bytes('é')), 1);
-  assert.equal(apiOffsetToIndex(text, bytes('é👋')), 3); // the emoji is two UTF-16 units
+  assert.equal(apiOffsetToIndex(text, bytes('é'), 'utf8'), 1);
+  assert.equal(apiOffsetToIndex(text, bytes('é👋'), 'utf8'), 3); // the emoji is two UTF-16 units
   assert.equal(apiOffsetToIndex(text, 999), text.length);
-  assert.equal(apiOffsetToIndex(text, 2, 'utf16'), 2);
+  assert.equal(apiOffsetToIndex(text, 2), 2);
 });
 
 test('delta spans: verbatim text is found where it was emitted; rewritten text gets the input read since', () => {
@@ -66,6 +66,11 @@ test('verdict prefers analysis.verified (#14) when the build reports it', () => 
   assert.equal(v.source, 'analysis');
   assert.equal(v.level, 'partly');
   assert.equal(verdict({ verified: false }, report).level, 'not');
+  // The shape this build's analysis.verified has: 'ok' / 'failed' / 'untested' per part.
+  const w = verdict({ verified: { ok: false, content: 'ok', reasoning: 'untested', toolCalls: 'failed' } }, report);
+  assert.equal(w.source, 'analysis');
+  assert.equal(w.level, 'partly');
+  assert.equal(w.text, 'partly verified: content ✓ · tool calls ✗');
 });
 
 test('tokenizer_config.json: chat_template as a string or a {name, template} list; response_template kept aside', () => {

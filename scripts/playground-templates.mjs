@@ -11,6 +11,8 @@ const SOURCES = [
   { set: 'samples', dirs: ['www/samples'] },
   // The vendored conformance set; before it is vendored, the shared reference copy next to the repository.
   { set: 'conformance', dirs: ['tests/fixtures/conformance/templates', '../shared/conformance/templates'] },
+  // 300+ real templates never used to build the analysis (#14), provenance in tests/fixtures/zoo/PROVENANCE.jsonl.
+  { set: 'zoo', dirs: ['tests/fixtures/zoo'] },
 ];
 
 /** Every .jinja file under dir (recursively), sorted. */

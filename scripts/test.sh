@@ -11,17 +11,20 @@ log=target/cargo-test.log
 # Full output goes to the log; the console gets the summaries and conformance figures.
 status=0
 cargo test --lib --bins --tests -- --nocapture >"$log" 2>&1 || status=$?
-grep -E '^(test result|[A-Za-z][^:]*: [0-9]+ ?/ ?[0-9]+)|FAILED|panicked' "$log" || true
+grep -E '^(test result|zoo |[A-Za-z][^:]*: [0-9]+ ?/ ?[0-9]+)|FAILED|panicked' "$log" || true
 if [ "$status" -ne 0 ]; then
   echo "cargo test failed (exit $status); last lines of $log:"; tail -80 "$log"; exit "$status"
 fi
 cargo test --doc >>"$log" 2>&1 || { echo "doc tests failed"; tail -40 "$log"; exit 1; }
 # The core must not depend on wasm crates when built natively.
 if cargo tree -e normal 2>/dev/null | grep -q wasm-bindgen; then echo "wasm-bindgen leaked into the native build"; exit 1; fi
+echo; echo "== response_template cross-check against transformers' parse_response"
+python3 scripts/response_template_crosscheck.py
 echo; echo "== build wasm"
 bash scripts/build.sh
 echo; echo "== tsc --noEmit (every export, against the shipped declarations)"
 npx --no-install tsc -p pkg-tests/types
+npx --no-install tsc -p pkg-tests/types/tsconfig.adapters.json   # adapter subpaths, with the SDKs' own types
 echo "types ok"
 echo; echo "== node --test pkg-tests/"
 node --test --test-reporter=spec pkg-tests/

@@ -18,7 +18,8 @@ pub struct FunctionCall {
 /// One tool call of an assistant message.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCall {
-    /// Call id as the model wrote it, or empty.
+    /// Call id: the model's own, or a generated one (see `parse::call_ids`); never empty in a
+    /// parsed message.
     pub id: String,
     /// Always `"function"`.
     #[serde(rename = "type", default = "function_type")]
@@ -84,11 +85,14 @@ pub enum Delta {
     /// `{reasoning_content}`
     Reasoning(String),
     /// `{tool_calls: [{index, id?, type?, function: {name?, arguments?}}]}`. The first delta of a call
-    /// carries `id` and `name` (sent once the name is complete); later ones carry argument text.
+    /// carries `id`, `type` and `name` (sent once the name is complete) and serializes `arguments`
+    /// (`""` if none yet), as OpenAI's `chat.completion.chunk`; later ones carry argument text. From a
+    /// [`crate::parse::StreamParser`] the first delta always has a non-empty `id`.
     ToolCall {
         /// Index of the call in the message.
         index: usize,
-        /// Call id, on the first delta of the call only.
+        /// Call id, on the first delta of the call; a later delta of the same call carries one only
+        /// when the model wrote its id after the name, and that id replaces the earlier one.
         id: Option<String>,
         /// Function name, on the first delta of the call only.
         name: Option<String>,
@@ -119,8 +123,12 @@ impl From<&Delta> for Value {
                     call.insert("type".into(), "function".into());
                     function.insert("name".into(), name.clone().into());
                 }
-                if let Some(a) = arguments {
-                    function.insert("arguments".into(), a.clone().into());
+                // The first delta (the one with the name) always carries `arguments`, `""` if none
+                // yet, as OpenAI's `chat.completion.chunk` does.
+                match (arguments, name) {
+                    (Some(a), _) => _ = function.insert("arguments".into(), a.clone().into()),
+                    (None, Some(_)) => _ = function.insert("arguments".into(), "".into()),
+                    (None, None) => {}
                 }
                 call.insert("function".into(), Value::Object(function));
                 serde_json::json!({ "tool_calls": [Value::Object(call)] })
@@ -141,7 +149,8 @@ impl Message {
                 }
                 let call = &mut self.tool_calls[*index];
                 if let Some(id) = id {
-                    call.id.push_str(id);
+                    // Replaces (a model's own id written after the name replaces the generated one).
+                    call.id.clone_from(id);
                 }
                 if let Some(name) = name {
                     call.function.name.push_str(name);
@@ -179,6 +188,46 @@ pub enum ReasoningFormat {
     /// Extract reasoning but also keep it in content (streaming legacy mode).
     #[serde(rename = "deepseek-legacy")]
     DeepseekLegacy,
+}
+
+/// The key a message and its deltas give reasoning text: `reasoning_content` (llama.cpp, DeepSeek;
+/// the default), `reasoning` (vLLM ≥ 0.11) or `thinking` (transformers, ollama).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum ReasoningField {
+    #[default]
+    #[serde(rename = "reasoning_content")]
+    ReasoningContent,
+    #[serde(rename = "reasoning")]
+    Reasoning,
+    #[serde(rename = "thinking")]
+    Thinking,
+}
+
+impl ReasoningField {
+    /// The JSON key.
+    pub fn key(self) -> &'static str {
+        match self {
+            ReasoningField::ReasoningContent => "reasoning_content",
+            ReasoningField::Reasoning => "reasoning",
+            ReasoningField::Thinking => "thinking",
+        }
+    }
+
+    /// `value` (a serialized [`Message`] or [`Delta`]) with its reasoning key renamed to this one.
+    pub fn rename(self, value: Value) -> Value {
+        let Value::Object(m) = value else { return value };
+        if self == ReasoningField::ReasoningContent {
+            return Value::Object(m);
+        }
+        Value::Object(m.into_iter().map(|(k, v)| if k == "reasoning_content" { (self.key().to_string(), v) } else { (k, v) }).collect())
+    }
+}
+
+impl Message {
+    /// The message as JSON with reasoning under `field`'s key (`reasoning_content` by default).
+    pub fn to_json(&self, field: ReasoningField) -> Value {
+        field.rename(serde_json::to_value(self).unwrap_or(Value::Null))
+    }
 }
 
 /// `tool_choice`: `"auto"`, `"required"`, `"none"`, or OpenAI's object form
@@ -257,6 +306,8 @@ pub struct RequestOptions {
     pub is_partial: bool,
     /// Extra template context keys.
     pub extra_context: serde_json::Map<String, Value>,
+    /// The key messages and deltas give reasoning (`reasoning_content` | `reasoning` | `thinking`).
+    pub reasoning_field: ReasoningField,
 }
 
 impl Default for RequestOptions {
@@ -273,6 +324,7 @@ impl Default for RequestOptions {
             json_schema: None,
             is_partial: false,
             extra_context: serde_json::Map::new(),
+            reasoning_field: ReasoningField::ReasoningContent,
         }
     }
 }
@@ -312,6 +364,36 @@ impl RequestOptions {
             }
         }
         Ok(())
+    }
+}
+
+/// The continued assistant message of a request (`continue_final_message`).
+impl RequestOptions {
+    /// The last message, when the request continues it instead of starting a new one.
+    pub fn continued_message(&self) -> Option<&Value> {
+        if self.continue_final_message == "none" || self.continue_final_message.is_empty() {
+            return None;
+        }
+        self.messages.last().filter(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
+    }
+
+    /// Whether the continued message's content is continued (`content` / `auto`), not only its reasoning.
+    pub fn continues_content(&self) -> bool {
+        matches!(self.continue_final_message.as_str(), "content" | "auto")
+    }
+
+    /// The continued message's content, when content is continued.
+    pub fn continued_content(&self) -> Option<String> {
+        self.continued_message().filter(|_| self.continues_content()).map(|m| text_of(m.get("content")))
+    }
+}
+
+/// Text of a message field that may be a string or a list of `{type: "text", text}` parts.
+pub fn text_of(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) => parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect(),
+        _ => String::new(),
     }
 }
 

@@ -6,31 +6,92 @@
 //! OpenAI-style messages and deltas, and emits GBNF grammars for constrained tool calling.
 //!
 //! # Key types
-//! - [`ChatTemplate`]: a compiled template; `render`, `caps`.
+//! - [`ChatTemplate`]: a compiled template with its cached analysis; `render`, `caps`, `analysis`,
+//!   and per request `generation_prompt`, `stream_parser`, `parse_output`, `grammar`, `verify`.
+//! - [`StreamParser`]: model output, chunk by chunk, to [`api::Delta`]s and an [`api::Message`].
 //! - [`Error`] / [`ErrorKind`]: the one error type.
 //! - [`api`]: wire types (`Message`, `Delta`, `RequestOptions`).
-//! - [`gbnf::build_grammar`] → [`gbnf::Grammar`]: GBNF, lazy triggers and preserved tokens for tool
+//! - [`build_grammar`] → [`gbnf::Grammar`]: GBNF, lazy triggers and preserved tokens for tool
 //!   calls or a response schema; [`gbnf::check_grammar`] checks a text against any GBNF grammar.
+//!
+//! Stages, each folder importing only the ones before it (see ARCHITECTURE.md):
+//! `template` → `analysis` → `parse` / `gbnf` → `formats` → `session` → `wasm` / CLI.
 
 pub mod analysis;
 pub mod api;
-pub mod gbnf;
-pub mod handlers;
-pub mod parse;
 mod error;
-pub mod template;
-pub mod verify;
+mod formats;
+pub mod gbnf;
+mod parse;
+pub mod response_template;
+mod session;
+mod template;
+mod text;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;
 
 pub use error::{Error, ErrorKind, Result};
-pub use template::{render_template, ChatTemplate, RenderOptions};
-pub use verify::{verify_template, VerifyReport, VerifyResult};
+pub use formats::build_grammar;
+pub use session::{generation_prompt, parse_output, verify_template, ChatTemplate, PartStatus, StreamParser, Verified, VerifyReport, VerifyResult};
+pub use template::{render_template, Caps, RenderOptions, Template, MAX_EXPRESSION_DEPTH};
 
 /// Crate version.
 pub fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
+}
+
+/// Internals that the crate's own integration tests, benchmarks and fuzz targets drive directly.
+/// Not part of the API: no stability promise.
+#[doc(hidden)]
+pub mod testing {
+    pub use crate::formats::{parser_prefill, FunctionaryParser, HarmonyParser};
+    pub use crate::parse::generic::{GenericConfig, GenericParser};
+    pub use crate::parse::OutputParser;
+    pub use crate::session::fixture_tools;
+
+    use crate::analysis::{Analysis, Handler};
+    use crate::api::{Delta, Diagnostic, RequestOptions};
+    use crate::parse::drive::Machine;
+
+    /// The analysis-driven parser, having read `prefill` (see [`parser_prefill`]); the deltas that
+    /// gave come out with the first `push` or `finish`.
+    pub fn auto_parser(analysis: &Analysis, options: &RequestOptions, prefill: &str) -> Box<dyn OutputParser> {
+        let mut parser = crate::parse::auto::AutoParser::new(analysis, options);
+        let mut initial = Vec::new();
+        parser.prefill(prefill, &mut initial);
+        Box::new(Prefilled { parser, initial })
+    }
+
+    /// A parser with deltas to hand out before its own.
+    struct Prefilled<P> {
+        parser: P,
+        initial: Vec<Delta>,
+    }
+
+    impl<P: OutputParser> OutputParser for Prefilled<P> {
+        fn push(&mut self, chunk: &str, out: &mut Vec<Delta>) {
+            out.append(&mut self.initial);
+            self.parser.push(chunk, out);
+        }
+        fn finish(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> crate::Result<()> {
+            out.append(&mut self.initial);
+            self.parser.finish(is_partial, out)
+        }
+        fn diagnostics(&self) -> &[Diagnostic] {
+            self.parser.diagnostics()
+        }
+    }
+
+    /// A fresh parser for `handler` (nothing read yet): the dedicated format's, or for
+    /// [`Handler::Autoparser`] the template-free [`GenericParser`]. `generation_prompt` is only used
+    /// by formats whose prompt holds a role header to skip (Functionary).
+    pub fn make_parser(handler: Handler, options: &RequestOptions, generation_prompt: &str) -> Box<dyn OutputParser> {
+        crate::formats::dedicated_parser(handler, options, generation_prompt).unwrap_or_else(|| {
+            let config = GenericConfig { reasoning: options.reasoning_format, json_response: options.json_schema.is_some(), ..GenericConfig::default() };
+            Box::new(GenericParser::new(config))
+        })
+    }
 }
 
 #[cfg(doctest)]

@@ -114,7 +114,7 @@ fn checker_catches_dropped_text() {
 fn generic_call_with_unknown_members_is_kept_as_content() {
     use chat_autoparser::analysis::Handler;
     use chat_autoparser::api::RequestOptions;
-    use chat_autoparser::handlers::make_parser;
+    use chat_autoparser::testing::make_parser;
     // Mutations found this: the `"": {…}` member used to vanish, leaving a call with `{}` arguments.
     let text = "<tool_call>\n{\"name\": \"f\", \"\": {\"arg1\": 1}}</tool_call>";
     let run = run_chunks(make_parser(Handler::Autoparser, &RequestOptions::default(), ""), &[text], false);
@@ -126,7 +126,7 @@ fn generic_call_with_unknown_members_is_kept_as_content() {
 fn text_after_a_functionary_stop_is_reported() {
     use chat_autoparser::analysis::Handler;
     use chat_autoparser::api::RequestOptions;
-    use chat_autoparser::handlers::make_parser;
+    use chat_autoparser::testing::make_parser;
     // Found by fuzz_long: text after `<|eot_id|>` was dropped without a diagnostic.
     let mut p = make_parser(Handler::FunctionaryV32, &RequestOptions::default(), "");
     let mut out = Vec::new();

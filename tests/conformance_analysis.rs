@@ -7,7 +7,7 @@
 mod common;
 
 use chat_autoparser::analysis::{analyze_template, analyze_template_with_caps, Analysis};
-use chat_autoparser::template::Caps;
+use chat_autoparser::Caps;
 use chat_autoparser::{ChatTemplate, RenderOptions};
 use common::expectations::Expectations;
 use serde_json::Value;

@@ -7,7 +7,7 @@ mod common;
 #[path = "case_support/mod.rs"]
 mod case_support;
 
-use chat_autoparser::parse::parse_output;
+use chat_autoparser::parse_output;
 use case_support::{analyses, harness_mismatch, options_of};
 use common::expectations::Expectations;
 use serde_json::Value;

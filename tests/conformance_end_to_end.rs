@@ -8,7 +8,7 @@ mod common;
 mod case_support;
 
 use case_support::{harness_mismatch, options_of};
-use chat_autoparser::parse::{generation_prompt, StreamParser};
+use chat_autoparser::{generation_prompt, StreamParser};
 use chat_autoparser::{ChatTemplate, RenderOptions};
 use common::expectations::Expectations;
 use std::collections::{BTreeMap, HashMap};

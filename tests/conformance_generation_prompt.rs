@@ -7,7 +7,7 @@ mod common;
 #[path = "case_support/mod.rs"]
 mod case_support;
 
-use chat_autoparser::parse::prompt::generation_prompt;
+use chat_autoparser::generation_prompt;
 use chat_autoparser::{ChatTemplate, RenderOptions};
 use case_support::{analyses, options_of};
 use common::expectations::Expectations;

@@ -74,7 +74,7 @@ fn bench_inputs_stream_equals_whole() {
 fn whitespace_after_a_call_survives_any_chunking() {
     use chat_autoparser::analysis::Handler;
     use chat_autoparser::api::RequestOptions;
-    use chat_autoparser::handlers::make_parser;
+    use chat_autoparser::testing::make_parser;
     // Found by fuzz_long: text after a call that arrived as `" and "`, `"more"` lost its space
     // (the whitespace held after the call was dropped on the switch back to content).
     for (handler, call) in [(Handler::Ministral3, "[TOOL_CALLS]f[ARGS]{\"a\":1}"), (Handler::FunctionaryV32, ">>>f\n{\"a\":1}")] {

@@ -16,8 +16,9 @@ mod case_support;
 mod common;
 mod gbnf_support;
 
-use chat_autoparser::gbnf::{build_grammar, Grammar, ParsedGrammar, TriggerKind};
-use chat_autoparser::parse::generation_prompt;
+use chat_autoparser::build_grammar;
+use chat_autoparser::gbnf::{Grammar, ParsedGrammar, TriggerKind};
+use chat_autoparser::generation_prompt;
 use chat_autoparser::{ChatTemplate, RenderOptions};
 use case_support::options_of;
 use gbnf_support::{accepts, corruptions, rejection, Tally};

@@ -23,7 +23,8 @@ mod gbnf_support;
 
 use chat_autoparser::analysis::Handler;
 use chat_autoparser::api::RequestOptions;
-use chat_autoparser::gbnf::{build_grammar, Grammar, ParsedGrammar, TriggerKind};
+use chat_autoparser::build_grammar;
+use chat_autoparser::gbnf::{Grammar, ParsedGrammar, TriggerKind};
 use case_support::{analysis_with_handler, options_of as options_from};
 use gbnf_support::{accepts, corruptions, Tally};
 use common::expectations::Expectations;

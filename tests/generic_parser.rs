@@ -4,8 +4,8 @@
 mod parse_support;
 
 use chat_autoparser::api::{Delta, ReasoningFormat, ToolCall};
-use chat_autoparser::parse::generic::{GenericConfig, GenericParser};
-use chat_autoparser::parse::OutputParser;
+use chat_autoparser::testing::{GenericConfig, GenericParser};
+use chat_autoparser::testing::OutputParser;
 use parse_support::*;
 
 fn default_parser() -> Box<dyn OutputParser> {

@@ -8,7 +8,8 @@ mod parse_support;
 
 use chat_autoparser::analysis::Handler;
 use chat_autoparser::api::{Message, ReasoningFormat, RequestOptions};
-use chat_autoparser::handlers::{detect_handler, make_parser};
+use chat_autoparser::analysis::detect_handler;
+use chat_autoparser::testing::make_parser;
 use parse_support::*;
 use common::expectations::Expectations;
 use serde_json::Value;

@@ -7,8 +7,8 @@ mod parse_support;
 
 use chat_autoparser::analysis::Handler;
 use chat_autoparser::api::{Delta, ReasoningFormat, RequestOptions, ToolCall};
-use chat_autoparser::handlers::{make_parser, FunctionaryParser, HarmonyParser};
-use chat_autoparser::parse::OutputParser;
+use chat_autoparser::testing::{make_parser, FunctionaryParser, HarmonyParser};
+use chat_autoparser::testing::OutputParser;
 use parse_support::*;
 
 fn harmony() -> Box<dyn OutputParser> {
@@ -184,7 +184,7 @@ fn long_outputs_parse_in_one_pass() {
 fn harmony_partial_plain_text_after_the_prompt_is_content() {
     // Issue #11 item 12: after the prompt's `<|start|>assistant`, plain text waited as a header that
     // could never form, so a partial parse showed no content at all.
-    use chat_autoparser::parse::{generation_prompt, parse_output};
+    use chat_autoparser::{generation_prompt, parse_output};
     use chat_autoparser::{ChatTemplate, RenderOptions};
     let t = ChatTemplate::new(&common::template_source("openai-gpt-oss-120b.jinja"), RenderOptions::default()).unwrap();
     let a = t.analysis().expect("analysis");

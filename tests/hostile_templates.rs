@@ -7,7 +7,7 @@
 
 use chat_autoparser::analysis::Handler;
 use chat_autoparser::api::RequestOptions;
-use chat_autoparser::handlers::make_parser;
+use chat_autoparser::testing::make_parser;
 use chat_autoparser::{ChatTemplate, ErrorKind, RenderOptions};
 use serde_json::json;
 use std::time::{Duration, Instant};

@@ -5,7 +5,7 @@ mod common;
 mod case_support;
 
 use chat_autoparser::api::{Delta, RequestOptions};
-use chat_autoparser::parse::{parse_output, StreamParser};
+use chat_autoparser::{parse_output, StreamParser};
 use chat_autoparser::ErrorKind;
 use case_support::analyses;
 use serde_json::json;
@@ -110,9 +110,9 @@ fn reasoning_format_none_keeps_markers_in_content() {
 }
 
 /// A synthetic TAG_WITH_JSON layout with the call id at `pos`.
-fn id_layout(pos: &str, prefix: &str, suffix: &str, name_suffix: &str) -> chat_autoparser::analysis::types::Analysis {
-    let mut a = chat_autoparser::analysis::types::Analysis::default();
-    a.tools.format.mode = chat_autoparser::analysis::types::ToolFormat::TagWithJson;
+fn id_layout(pos: &str, prefix: &str, suffix: &str, name_suffix: &str) -> chat_autoparser::analysis::Analysis {
+    let mut a = chat_autoparser::analysis::Analysis::default();
+    a.tools.format.mode = chat_autoparser::analysis::ToolFormat::TagWithJson;
     a.tools.format.per_call_start = "<call>".into();
     a.tools.format.per_call_end = "</call>".into();
     a.tools.function.name_suffix = name_suffix.into();

@@ -5,11 +5,11 @@ mod common;
 #[path = "case_support/mod.rs"]
 mod case_support;
 
-use chat_autoparser::analysis::types::Analysis;
+use chat_autoparser::analysis::Analysis;
 use chat_autoparser::api::{Delta, Message, RequestOptions};
-use chat_autoparser::parse::StreamParser;
+use chat_autoparser::StreamParser;
 use case_support::{analyses, chunks, options_of, stream, Outcome, Rng};
-use chat_autoparser::parse::generation_prompt;
+use chat_autoparser::generation_prompt;
 use chat_autoparser::{ChatTemplate, RenderOptions};
 use common::expectations::Expectations;
 use std::collections::HashMap;

@@ -10,7 +10,7 @@ mod case_support;
 
 use case_support::{chunks, harness_mismatch, options_of, stream, Rng};
 use chat_autoparser::api::{Message, RequestOptions};
-use chat_autoparser::parse::generation_prompt;
+use chat_autoparser::generation_prompt;
 use chat_autoparser::{ChatTemplate, RenderOptions};
 use common::expectations::Expectations;
 use serde_json::json;

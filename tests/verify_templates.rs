@@ -46,8 +46,9 @@ fn every_reference_template_round_trips() {
 #[test]
 fn round_trip_tool_calls_satisfy_the_grammar() {
     use chat_autoparser::api::RequestOptions;
-    use chat_autoparser::gbnf::{build_grammar, ParsedGrammar, TriggerKind};
-    use chat_autoparser::verify::fixture_tools;
+    use chat_autoparser::build_grammar;
+    use chat_autoparser::gbnf::{ParsedGrammar, TriggerKind};
+    use chat_autoparser::testing::fixture_tools;
     let dir = common::fixtures_dir().join("conformance/templates");
     let mut names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     names.sort();

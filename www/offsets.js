@@ -1,7 +1,7 @@
 // The one place that turns an offset the wasm API reports into a JS string index (UTF-16 code units).
-// The API reports UTF-8 byte offsets today (diagnostics, err.offset, checkGrammar's errorAt); when it
-// switches to UTF-16 indices (#15), set API_OFFSET_UNIT to 'utf16' and every panel follows.
-export const API_OFFSET_UNIT = 'utf8';
+// The JS facade reports UTF-16 indices into the string passed (diagnostics, err.offset, checkGrammar's
+// errorAt; issue #15); 'utf8' stays available for byte offsets from elsewhere (the Rust CLI's JSON).
+export const API_OFFSET_UNIT = 'utf16';
 
 /** API offset into `text` → index into the JS string, clamped to [0, text.length]. */
 export function apiOffsetToIndex(text, offset, unit = API_OFFSET_UNIT) {

@@ -31,6 +31,7 @@ function fromAnalysis(v) {
   for (const [k] of PARTS) {
     const x = v[k] ?? v[k === 'toolCalls' ? 'tool_calls' : k];
     if (typeof x === 'boolean') parts[k] = x;
+    else if (x === 'ok' || x === 'failed') parts[k] = x === 'ok'; // the shape this build reports; 'untested' is left out
     else if (x && typeof x === 'object' && typeof x.ok === 'boolean') parts[k] = x.ok;
     else if (x && typeof x === 'object' && typeof x.verified === 'boolean') parts[k] = x.verified;
   }

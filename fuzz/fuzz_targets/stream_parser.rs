@@ -3,7 +3,7 @@
 #![no_main]
 use chat_autoparser::analysis::Handler;
 use chat_autoparser::api::{Message, RequestOptions};
-use chat_autoparser::handlers::make_parser;
+use chat_autoparser::testing::make_parser;
 use libfuzzer_sys::fuzz_target;
 
 fn parse(handler: Handler, chunks: &[&str]) -> (Message, Option<String>) {

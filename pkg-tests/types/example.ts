@@ -1,14 +1,17 @@
 // Compiled with `tsc --noEmit` against the shipped declarations: uses every export once.
 import init from 'chat-autoparser/web';
-import {
+import nodeInit, {
   version, renderTemplate, ChatTemplate, analyzeTemplate, generationPrompt, parseOutput, StreamParser,
-  buildGrammar, checkGrammar, verifyTemplate,
+  buildGrammar, checkGrammar, verifyTemplate, responseTemplate, parseResponse,
+  type RegionEvent,
+  type HfResponseTemplate, type ResponseTemplateLoss,
   type Analysis, type Message, type Delta, type Grammar, type CheckResult, type VerifyReport, type RequestOptions,
-  type ChatAutoparserError, type Caps, type Diagnostic,
+  ChatAutoparserError, type ErrorKind, type Caps, type Diagnostic,
 } from 'chat-autoparser';
 
 async function main(source: string): Promise<void> {
   await init();
+  await nodeInit();   // a no-op in Node: isomorphic code may call it
   const v: string = version();
   const prompt: string = renderTemplate(source, { messages: [{ role: 'user', content: 'hi' }], add_generation_prompt: true }, { now: 0, fuel: 1e6 });
   const t = new ChatTemplate(source, { bosToken: '<s>' });
@@ -33,12 +36,35 @@ async function main(source: string): Promise<void> {
   try {
     t.render({ messages: [] });
   } catch (e) {
-    const err = e as ChatAutoparserError;
-    console.log(err.kind, err.line, err.column, err.offset);
+    if (e instanceof ChatAutoparserError) {
+      const kind: ErrorKind = e.kind;
+      console.log(kind, e.line, e.column, e.offset, e.deltas?.length);
+    }
   }
   t.free();
   console.log(v, prompt, caps.supportsTools, a.reasoning.mode, a2.tools.format.mode, gp, m.content, deltas.length, msg.tool_calls?.length,
     diags.length, stopped, g.lazy, g.triggers[0]?.type, r.accepted, r.errorAt, rep.ok, rep.results[0]?.name);
 }
 
+async function derived(source: string): Promise<void> {
+  await init();
+  const d = responseTemplate(source, { reasoningField: 'thinking' });
+  const rt: HfResponseTemplate = d.responseTemplate;
+  const losses: ResponseTemplateLoss[] = d.losses;
+  console.log(Object.keys(rt.fields), losses.map((l) => `${l.feature}:${l.severity}`));
+  const declared = new ChatTemplate({ chat_template: source, response_template: rt }, { responseTemplate: rt });
+  const dict: Record<string, unknown> = parseResponse('x', rt, { prefix: '', tools: [] });
+  const p = new StreamParser(declared, { reasoningField: 'thinking' });
+  const { deltas, events }: { deltas: Delta[]; events: RegionEvent[] } = p.pushEvents('x');
+  const last = p.finishEvents();
+  console.log(dict, deltas.length, events[0]?.type, last.events.length, declared.responseTemplate?.fields);
+}
+
 main('').catch(() => {});
+derived('').catch(() => {});
+
+export function withDiagnostics(t: ChatTemplate): number {
+  const r = parseOutput(t, 'x', { diagnostics: true });
+  const plain: Message = parseOutput(t, 'x', { diagnostics: false });
+  return r.diagnostics.length + r.message.role.length + plain.role.length;
+}

@@ -6,6 +6,7 @@
 //! sides end (or start) in text. That is what keeps `<|tool_call_begin|>` whole when the two renders
 //! differ right after `<|tool_call_`.
 
+use crate::text::is_space;
 use serde::{Deserialize, Serialize};
 
 /// Result of [`calculate_diff_split`]: `left == prefix + left + suffix` and likewise for `right`.
@@ -67,10 +68,6 @@ pub fn prune_whitespace_segments(segments: Vec<Segment>) -> Vec<Segment> {
     segments.into_iter().filter(|s| !s.value.trim_matches(is_space).is_empty()).collect()
 }
 
-/// ASCII whitespace as C's `isspace` sees it.
-pub fn is_space(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c')
-}
 
 /// Trim ASCII whitespace at both ends.
 pub fn trim_ws(s: &str) -> &str {

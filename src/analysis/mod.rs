@@ -7,35 +7,35 @@
 //! in `Analysis.diffs`.
 
 mod content;
-pub mod diff;
-mod handlers;
+mod diff;
+mod detect;
 mod literal_args;
-pub mod pattern;
-pub mod probe;
+mod pattern;
+mod probe;
 mod reasoning;
 mod roles;
 mod tool_markers;
 mod tools;
-pub mod types;
+mod types;
 mod workarounds;
 
-pub use diff::{after_common_suffix, calculate_diff_split, segmentize_markers, until_common_prefix, DiffSplit, Segment, SegmentKind};
-pub use handlers::detect_handler;
+pub use diff::{after_common_suffix, calculate_diff_split, common_prefix_len, common_suffix_len, segmentize_markers, until_common_prefix, DiffSplit, Segment, SegmentKind};
+pub use detect::detect_handler;
 pub use types::*;
 
 use crate::template::Caps;
-use crate::ChatTemplate;
+use crate::template::Template;
 
 /// Analyze a template, with capabilities from the template's own probe ([`ChatTemplate::caps`]).
 /// Never panics; a template that cannot be fully analysed yields `analysis_complete == false` and
 /// the reasons in `diagnostics`.
-pub fn analyze_template(t: &ChatTemplate) -> Analysis {
+pub fn analyze_template(t: &Template) -> Analysis {
     analyze_template_with_caps(t, t.caps())
 }
 
 /// [`analyze_template`] with explicit capabilities: tool analysis runs only if
 /// `supports_tool_calls`, the one-vs-two-calls probes only if `supports_parallel_tool_calls`.
-pub fn analyze_template_with_caps(t: &ChatTemplate, caps: &Caps) -> Analysis {
+pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
     let mut pr = probe::Prober::new(t);
     let reasoning = reasoning::analyze(&mut pr, caps.supports_tool_calls);
     let content = content::analyze(&mut pr, &reasoning);
@@ -52,7 +52,7 @@ pub fn analyze_template_with_caps(t: &ChatTemplate, caps: &Caps) -> Analysis {
         literal_args::analyze(&mut pr, &mut tools, caps.supports_parallel_tool_calls);
     }
     let mut a = Analysis {
-        handler: handlers::detect_handler(t.source()),
+        handler: detect::detect_handler(t.source()),
         caps: caps.clone(),
         user_start,
         assistant_start,

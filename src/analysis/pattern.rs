@@ -85,7 +85,7 @@ impl P {
                 };
                 rest.get(1..)?.find(close).map(|i| pos + 1 + i + 1)
             }
-            P::Space => Some(pos + (rest.len() - rest.trim_start_matches(super::diff::is_space).len())),
+            P::Space => Some(pos + (rest.len() - rest.trim_start_matches(crate::text::is_space).len())),
             P::Until(delims) => {
                 let end = delims.iter().filter(|d| !d.is_empty()).filter_map(|d| rest.find(d.as_str())).min();
                 Some(pos + end.unwrap_or(rest.len()))

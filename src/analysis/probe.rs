@@ -6,7 +6,7 @@
 
 use super::diff::{calculate_diff_split, DiffSplit};
 use super::types::DiffRecord;
-use crate::ChatTemplate;
+use crate::template::Template;
 use serde_json::{json, Map, Value};
 
 pub const FUN_FIRST: &str = "FFF_FIRST_FUN_F";
@@ -129,7 +129,7 @@ pub struct Comparison {
 
 /// Renders probes and keeps the record of every comparison.
 pub struct Prober<'t> {
-    pub template: &'t ChatTemplate,
+    pub template: &'t Template,
     pub diffs: Vec<DiffRecord>,
     pub diagnostics: Vec<String>,
     /// Set by a step that could not do its part (not by probes a template merely refuses).
@@ -154,7 +154,7 @@ fn without_null_content(p: &Params) -> Option<Params> {
 }
 
 impl<'t> Prober<'t> {
-    pub fn new(template: &'t ChatTemplate) -> Self {
+    pub fn new(template: &'t Template) -> Self {
         Prober {
             template,
             diffs: Vec::new(),

@@ -63,6 +63,9 @@ fn compare_reasoning_presence(pr: &mut Prober, r: &mut ReasoningAnalysis) {
             r.end = post;
             if !pre.is_empty() {
                 r.start = pre;
+            } else {
+                // `<|channel>thought\n THINKING <channel|>`: a marker plus channel name opens the block.
+                r.start = channel_start(&cmp.output_b);
             }
         }
     }
@@ -86,12 +89,14 @@ fn compare_thinking_enabled(pr: &mut Prober, r: &mut ReasoningAnalysis) {
         }
     } else if rt.is_empty() && !d.left.is_empty() {
         // Thinking off appends a closing tag (often an empty `<think></think>` pair).
-        if !lt.is_empty() && cmp.output_a.ends_with(lt) && r.end.is_empty() {
-            let seg = prune_whitespace_segments(segmentize_markers(&cmp.output_a));
+        // (The prompt may end in whitespace after the closing tag: `<think>\n\n</think>\n\n`.)
+        let closes = |out: &str| out.ends_with(lt) || trim_ws(out).ends_with(lt);
+        if !lt.is_empty() && closes(&cmp.output_a) && r.end.is_empty() {
+            let seg = prune_whitespace_segments(segmentize_markers(trim_ws(&cmp.output_a)));
             if seg.len() >= 2 && seg[seg.len() - 1].value == lt && seg[seg.len() - 2].kind == SegmentKind::Marker {
                 r.start = seg[seg.len() - 2].value.clone();
             }
-            r.end = d.left.clone();
+            r.end = if cmp.output_a.ends_with(lt) { d.left.clone() } else { lt.to_string() };
             r.mode = ReasoningMode::TagBased;
         }
     } else if !lt.is_empty() && !rt.is_empty() {

@@ -103,7 +103,10 @@ fn json_native_format(t: &mut ToolsAnalysis, clean: &str) -> Result<(), String> 
         return Err("unbalanced JSON in the tool-call section".into());
     }
     let cut = &clean[start..=end];
-    let obj: Value = serde_json::from_str(cut).map_err(|e| format!("tool call is not one JSON object: {e}"))?;
+    // A template printing object arguments with `{{ arguments }}` writes a Python dict inside JSON.
+    let obj: Value = serde_json::from_str(cut)
+        .or_else(|e| if t.format.uses_python_dicts { serde_json::from_str(&single_quotes_to_double(cut)) } else { Err(e) })
+        .map_err(|e| format!("tool call is not one JSON object: {e}"))?;
     let f = &mut t.format;
     let mut register = |prefix: &str, key: &str, value: &Value| {
         let path = if prefix.is_empty() { key.to_string() } else { format!("{prefix}.{key}") };
@@ -162,6 +165,28 @@ fn json_native_format(t: &mut ToolsAnalysis, clean: &str) -> Result<(), String> 
         f.section_end.clear();
     }
     Ok(())
+}
+
+/// The probe's Python-dict text as JSON: single-quoted strings become double-quoted (the probe values
+/// hold no quotes or backslashes, so no escaping is needed here; the parser normalises real output).
+fn single_quotes_to_double(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut in_double = false;
+    let mut escaped = false;
+    for c in s.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '"' => in_double = !in_double,
+            '\'' if !in_double => {
+                out.push('"');
+                continue;
+            }
+            _ => {}
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// JSON_NATIVE with parallel calls: a section marker repeated for the second call is per call.
@@ -237,5 +262,18 @@ fn check_per_call_markers(pr: &mut Prober, t: &mut ToolsAnalysis) {
     if !f.section_start.is_empty() && trim_leading_ws(&second.right).starts_with(&f.section_start) {
         f.per_call_start = std::mem::take(&mut f.section_start);
         f.per_call_end = std::mem::take(&mut f.section_end);
+    }
+}
+
+#[cfg(test)]
+mod python_dict_tests {
+    use super::single_quotes_to_double;
+
+    #[test]
+    fn a_python_dict_inside_json_reads_as_json() {
+        let s = r#"{"name": "f", "arguments": {'a': 'x', 'b': "it's"}}"#;
+        let v: serde_json::Value = serde_json::from_str(&single_quotes_to_double(s)).unwrap();
+        assert_eq!(v["arguments"]["a"], "x");
+        assert_eq!(v["arguments"]["b"], "it's");
     }
 }

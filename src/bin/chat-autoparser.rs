@@ -7,6 +7,8 @@
 //! chat-autoparser parse FILE.jinja OUTPUT.txt [--tools T.json] [--options O.json] [--stream N]
 //!                                                    parse model output (or stream it in N-byte chunks)
 //! chat-autoparser render FILE.jinja [CONTEXT.json]   render once (default: one user message)
+//! chat-autoparser response-template FILE.jinja [--json]
+//!                                                    the analysis as a transformers response_template
 //! chat-autoparser version
 //! ```
 
@@ -19,6 +21,7 @@ const USAGE: &str = "usage:
   chat-autoparser grammar FILE.jinja --tools TOOLS.json [--options OPTIONS.json] [--json]
   chat-autoparser parse FILE.jinja OUTPUT.txt [--tools TOOLS.json] [--options OPTIONS.json] [--stream N]
   chat-autoparser render FILE.jinja [CONTEXT.json]
+  chat-autoparser response-template FILE.jinja [--json]
   chat-autoparser version";
 
 fn main() -> ExitCode {
@@ -80,16 +83,21 @@ fn run(args: &[String]) -> Result<(), String> {
         Some("analyze") if positional.len() >= 2 => {
             let t = template(positional[1])?;
             let a = t.analysis().map_err(|e| e.to_string())?;
+            // The round trip is part of the answer: an analysis can look complete and still be wrong.
+            let verified = chat_autoparser::verify_template(&t).verified;
             if flag(args, "--json") {
-                println!("{}", serde_json::to_string_pretty(a).map_err(|e| e.to_string())?);
+                let mut v = serde_json::to_value(a).map_err(|e| e.to_string())?;
+                v["verified"] = serde_json::to_value(verified).map_err(|e| e.to_string())?;
+                println!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
             } else {
                 print_analysis(a);
+                println!("verified:  {} ({})", verified.ok, verified.summary());
             }
             Ok(())
         }
         Some("grammar") if positional.len() >= 2 => {
             let t = template(positional[1])?;
-            let g = chat_autoparser::gbnf::build_grammar(t.analysis().map_err(|e| e.to_string())?, &request_options(args)?).map_err(|e| e.to_string())?;
+            let g = t.grammar(&request_options(args)?).map_err(|e| e.to_string())?;
             if flag(args, "--json") {
                 println!("{}", serde_json::to_string_pretty(&g).map_err(|e| e.to_string())?);
             } else {
@@ -106,8 +114,7 @@ fn run(args: &[String]) -> Result<(), String> {
             let t = template(positional[1])?;
             let output = read(positional[2])?;
             let opts = request_options(args)?;
-            let gp = chat_autoparser::parse::generation_prompt(&t, t.analysis().map_err(|e| e.to_string())?, &opts).map_err(|e| e.to_string())?;
-            let mut parser = chat_autoparser::parse::StreamParser::new(t.analysis().map_err(|e| e.to_string())?, &gp, &opts).map_err(|e| e.to_string())?;
+            let mut parser = t.stream_parser(&opts).map_err(|e| e.to_string())?;
             let chunk = match value(args, "--stream") {
                 Some(n) => n.parse::<usize>().map_err(|_| format!("--stream takes a chunk size in bytes, not {n:?}"))?.max(1),
                 None => usize::MAX,
@@ -145,6 +152,20 @@ fn run(args: &[String]) -> Result<(), String> {
                 None => serde_json::json!({"messages": [{"role": "user", "content": "Hello"}], "add_generation_prompt": true}),
             };
             print!("{}", t.render(&ctx).map_err(|e| e.to_string())?);
+            Ok(())
+        }
+        Some("response-template") if positional.len() >= 2 => {
+            let t = template(positional[1])?;
+            let d = chat_autoparser::response_template::response_template(&t, &Default::default()).map_err(|e| e.to_string())?;
+            if flag(args, "--json") {
+                println!("{}", serde_json::to_string_pretty(&d).map_err(|e| e.to_string())?);
+            } else {
+                // The template on stdout (ready for tokenizer_config.json); what it loses on stderr.
+                println!("{}", serde_json::to_string_pretty(&d.response_template).map_err(|e| e.to_string())?);
+                for l in &d.losses {
+                    eprintln!("# {} ({}): {}", l.feature, l.severity, l.detail);
+                }
+            }
             Ok(())
         }
         Some("version") => {

@@ -18,6 +18,7 @@ pub fn print_rules(rules: &[Rule]) -> String {
 }
 
 /// Print one expression as it would appear as a rule body.
+#[cfg(test)]
 pub fn print_expr_text(expr: &Expr) -> String {
     let mut out = String::new();
     print_expr(expr, Prec::Alt, &mut out);

@@ -5,7 +5,7 @@
 //! [`Marker`]s and tool schemas reduced to what parsing needs (is this argument a string?).
 
 use super::marker::Marker;
-use crate::analysis::types::{Analysis, CallIdPosition, ContentMode, ReasoningMode, ToolFormat};
+use crate::analysis::{Analysis, CallIdPosition, ContentMode, ReasoningMode, ToolFormat};
 use crate::api::{ReasoningFormat, RequestOptions, ToolChoice};
 use serde_json::Value;
 

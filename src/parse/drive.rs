@@ -1,13 +1,16 @@
-//! The push loop shared by the marker-level state machines (handlers and the generic parser).
+//! The one streaming engine every output parser runs on: the push loop, the prefill, the end of input.
 //!
-//! A parser keeps one `pending` buffer: the unconsumed tail of its input. [`drive`] appends a chunk and
-//! hands the rest of the buffer to the parser's `step` until a step asks for more input; what is left
-//! is the held-back suffix (see [`crate::parse::scan`] for the holdback invariant). Each step scans only
-//! up to the first marker it finds ([`next_marker`]), so a whole parse stays O(n · markers).
+//! A parser is a [`Machine`]: it keeps one `pending` buffer (the unconsumed tail of its input, in
+//! [`Input`]). [`drive`] appends a chunk and hands the rest of the buffer to the machine's `step`
+//! until a step asks for more input; what is left is the held-back suffix (see [`crate::parse::scan`]
+//! for the holdback invariant). Each step scans only up to the first marker it finds
+//! ([`next_marker`]), so a whole parse stays O(n · markers). Every machine is an
+//! [`OutputParser`](super::OutputParser) through one blanket implementation, so prefill, end of input
+//! and the emitter's delta coalescing are the same for all of them.
 
 /// Earliest occurrence of any of `markers` in `text`: (byte position, marker index), longest marker
-/// on ties. Unlike [`crate::parse::scan::find_first`] it stops at the first hit instead of searching
-/// the whole text for every marker, so repeated steps over one long chunk stay linear. Plain text is
+/// on ties. It stops at the first hit instead of searching the whole text for every marker, so
+/// repeated steps over one long chunk stay linear. Plain text is
 /// skipped to the next byte a marker can start with (`memchr` when they all share one ASCII first
 /// byte, as `<|…|>` markers do), so long runs between markers cost about a byte compare per byte.
 pub fn next_marker(text: &str, markers: &[&str]) -> Option<(usize, usize)> {
@@ -108,27 +111,47 @@ pub fn scan(text: &str, markers: &[&str], at_end: bool) -> Scan {
     }
 }
 
+/// Consecutive zero-length steps tolerated before [`drive`] stops (a faulty step cannot spin).
+const MAX_IDLE_STEPS: usize = 32;
+
+/// How a [`drive`] loop ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Drove {
+    /// The buffer is used up or a step waits for more input.
+    Waiting,
+    /// Steps stopped making progress at this byte of `pending` (a defect; see [`Machine::stalled`]).
+    Stalled(usize),
+}
+
 /// Append `chunk` to `pending` and run `step(rest, offset)` until it returns `None` (wait for more
 /// input) or the buffer is used up; `offset` is the absolute byte offset of `rest` in the whole input,
-/// given `base` (bytes consumed before `pending`). Returns the new `base`. A step returns how many bytes
-/// it consumed; `Some(0)` is allowed for a pure state change (a few in a row stop the loop, so a faulty
-/// step cannot spin). A length past `rest` or off a char boundary also stops it (no panic).
+/// given `*base` (bytes consumed before `pending`), which is advanced. A step returns how many bytes
+/// it consumed; `Some(0)` is allowed for a pure state change (too many in a row stop the loop, so a
+/// faulty step cannot spin). A length past `rest` or off a char boundary also stops it (no panic).
+/// With `step_empty`, the step is also called on an empty rest (at the end of input, for machines
+/// whose states settle by stepping).
 pub fn drive(
     pending: &mut String,
-    base: usize,
+    base: &mut usize,
     chunk: &str,
+    step_empty: bool,
     mut step: impl FnMut(&str, usize) -> Option<usize>,
-) -> usize {
+) -> Drove {
     pending.push_str(chunk);
     let mut i = 0;
     let mut idle = 0;
+    let mut drove = Drove::Waiting;
     while let Some(rest) = pending.get(i..) {
-        if rest.is_empty() {
+        if rest.is_empty() && !step_empty {
             break;
         }
-        match step(rest, base + i) {
-            Some(0) if idle < 4 => idle += 1,
-            Some(n) if n > 0 && n <= rest.len() && rest.is_char_boundary(n) => {
+        match step(rest, *base + i) {
+            Some(0) if idle < MAX_IDLE_STEPS => idle += 1,
+            Some(0) => {
+                drove = Drove::Stalled(i);
+                break;
+            }
+            Some(n) if n <= rest.len() && rest.is_char_boundary(n) => {
                 idle = 0;
                 i += n;
             }
@@ -136,14 +159,17 @@ pub fn drive(
         }
     }
     pending.drain(..i);
-    base + i
+    *base += i;
+    drove
 }
 
-/// The input side of a marker machine: held-back text, bytes consumed, whether input ended.
+/// The input side of a machine: held-back text, bytes consumed, the prefill, whether input ended.
 #[derive(Debug, Default)]
 pub struct Input {
     pending: String,
     base: usize,
+    /// Bytes of the generation prompt read before the model output (see [`Machine::prefill`]).
+    prefill_len: usize,
     finished: bool,
 }
 
@@ -152,10 +178,48 @@ impl Input {
     pub fn offset(&self) -> usize {
         self.base
     }
+
+    /// The held-back text.
+    pub fn pending(&self) -> &str {
+        &self.pending
+    }
+
+    /// Take the held-back text (at the end of input), counting it as consumed.
+    pub fn take_pending(&mut self) -> String {
+        self.base += self.pending.len();
+        std::mem::take(&mut self.pending)
+    }
+
+    /// An absolute input offset as an offset in the model output (the prefill excluded).
+    pub fn output_offset(&self, at: usize) -> usize {
+        at.saturating_sub(self.prefill_len)
+    }
 }
 
-/// A marker-level state machine fed through [`drive`]: implement `input` and `step`, get the
-/// chunk loop and the end-of-input flush.
+/// The four accessors of a [`Machine`] whose parts are the fields `input`, `emit` and `diags`.
+macro_rules! machine_parts {
+    () => {
+        fn input(&mut self) -> &mut $crate::parse::drive::Input {
+            &mut self.input
+        }
+
+        fn emitter(&mut self) -> &mut $crate::parse::emit::Emitter {
+            &mut self.emit
+        }
+
+        fn diagnostics_mut(&mut self) -> &mut $crate::parse::emit::Diagnostics {
+            &mut self.diags
+        }
+
+        fn diagnostic_list(&self) -> &[$crate::api::Diagnostic] {
+            self.diags.list()
+        }
+    };
+}
+pub(crate) use machine_parts;
+
+/// A state machine fed through [`drive`]: implement `input`, `emitter`, `step` and `settle`, get the
+/// chunk loop, the prefill and the end-of-input flush.
 pub trait Machine {
     /// The machine's input buffer.
     fn input(&mut self) -> &mut Input;
@@ -166,37 +230,57 @@ pub trait Machine {
     fn settle(&mut self, is_partial: bool, out: &mut Vec<crate::api::Delta>) -> crate::Result<()>;
     /// Consume the start of `rest` (at absolute offset `at`); see [`drive`]. `at_end`: no more input.
     fn step(&mut self, rest: &str, at: usize, at_end: bool, out: &mut Vec<crate::api::Delta>) -> Option<usize>;
+    /// Problems seen so far.
+    fn diagnostic_list(&self) -> &[crate::api::Diagnostic];
+    /// Where the machine records them.
+    fn diagnostics_mut(&mut self) -> &mut super::emit::Diagnostics;
 
-    /// Handle marker `m`, found at offset `at`.
-    fn on_marker(&mut self, m: &str, at: usize, out: &mut Vec<crate::api::Delta>);
-    /// Handle plain text; returns the bytes consumed (0 only after a state change).
-    fn on_text(&mut self, text: &str, at: usize, out: &mut Vec<crate::api::Delta>) -> usize;
+    /// True once the output reached a stop marker after which nothing more is expected.
+    fn stopped(&self) -> bool {
+        false
+    }
 
-    /// The usual step: the marker, or the text before it, at the start of `rest`.
-    fn scan_step(
-        &mut self,
-        rest: &str,
-        markers: &[&str],
-        at: usize,
-        at_end: bool,
-        out: &mut Vec<crate::api::Delta>,
-    ) -> Option<usize> {
-        match scan(rest, markers, at_end) {
-            Scan::Marker(i) => {
-                let m = markers.get(i).copied().unwrap_or("");
-                self.on_marker(m, at, out);
-                Some(m.len())
-            }
-            Scan::Text(n) => Some(self.on_text(head(rest, n), at, out)),
-            Scan::Wait => None,
-        }
+    /// Whether `step` is also called on empty text at the end of input (see [`drive`]).
+    fn steps_at_end(&self) -> bool {
+        false
+    }
+
+    /// Steps stopped making progress on `rest` (at offset `at`): a defect. Returns the bytes the
+    /// machine releases (for example as content, with a diagnostic); 0 leaves them pending.
+    fn stalled(&mut self, _rest: &str, _at: usize, _out: &mut Vec<crate::api::Delta>) -> usize {
+        0
+    }
+
+    /// A chunk that can be handled without the buffer (nothing held back): returns true if it was.
+    fn fast_path(&mut self, _chunk: &str, _out: &mut Vec<crate::api::Delta>) -> bool {
+        false
+    }
+
+    /// Read the part of the generation prompt the model output continues, before any output.
+    /// Diagnostics and errors report offsets in the model output ([`Input::output_offset`]).
+    fn prefill(&mut self, text: &str, out: &mut Vec<crate::api::Delta>) {
+        self.input().prefill_len = text.len();
+        self.diagnostics_mut().set_origin(text.len());
+        self.emitter().begin(out.len());
+        self.run(text, false, out);
     }
 
     /// Feed a chunk (ignored once input ended).
     fn run(&mut self, chunk: &str, at_end: bool, out: &mut Vec<crate::api::Delta>) {
         let mut input = std::mem::take(self.input());
         if !input.finished {
-            input.base = drive(&mut input.pending, input.base, chunk, |rest, at| self.step(rest, at, at_end, out));
+            if input.pending.is_empty() && !at_end && self.fast_path(chunk, out) {
+                input.base += chunk.len();
+            } else {
+                let step_empty = at_end && self.steps_at_end();
+                let drove = drive(&mut input.pending, &mut input.base, chunk, step_empty, |rest, at| self.step(rest, at, at_end, out));
+                if let Drove::Stalled(i) = drove {
+                    let rest = input.pending.get(i..).unwrap_or("").to_string();
+                    let released = self.stalled(&rest, input.base, out).min(rest.len());
+                    input.pending.drain(..released);
+                    input.base += released;
+                }
+            }
         }
         *self.input() = input;
     }
@@ -226,6 +310,61 @@ pub trait Machine {
         let result = self.settle(is_partial, out);
         self.emitter().finish(out);
         result
+    }
+}
+
+impl<M: Machine> super::OutputParser for M {
+    fn push(&mut self, chunk: &str, out: &mut Vec<crate::api::Delta>) {
+        self.emitter().begin(out.len());
+        self.run(chunk, false, out);
+    }
+
+    fn finish(&mut self, is_partial: bool, out: &mut Vec<crate::api::Delta>) -> crate::Result<()> {
+        self.emitter().begin(out.len());
+        self.finish_machine(is_partial, out).map_err(|e| match e.offset() {
+            Some(at) => {
+                let offset = self.input().output_offset(at);
+                e.with_offset(offset)
+            }
+            None => e,
+        })
+    }
+
+    fn diagnostics(&self) -> &[crate::api::Diagnostic] {
+        self.diagnostic_list()
+    }
+
+    fn stopped(&self) -> bool {
+        Machine::stopped(self)
+    }
+}
+
+/// A machine whose steps find markers in a fixed list: implement `on_marker` and `on_text`, and step
+/// with [`MarkerMachine::scan_step`].
+pub trait MarkerMachine: Machine {
+    /// Handle marker `m`, found at offset `at`.
+    fn on_marker(&mut self, m: &str, at: usize, out: &mut Vec<crate::api::Delta>);
+    /// Handle plain text; returns the bytes consumed (0 only after a state change).
+    fn on_text(&mut self, text: &str, at: usize, out: &mut Vec<crate::api::Delta>) -> usize;
+
+    /// The usual step: the marker, or the text before it, at the start of `rest`.
+    fn scan_step(
+        &mut self,
+        rest: &str,
+        markers: &[&str],
+        at: usize,
+        at_end: bool,
+        out: &mut Vec<crate::api::Delta>,
+    ) -> Option<usize> {
+        match scan(rest, markers, at_end) {
+            Scan::Marker(i) => {
+                let m = markers.get(i).copied().unwrap_or("");
+                self.on_marker(m, at, out);
+                Some(m.len())
+            }
+            Scan::Text(n) => Some(self.on_text(head(rest, n), at, out)),
+            Scan::Wait => None,
+        }
     }
 }
 
@@ -266,7 +405,8 @@ mod tests {
     #[test]
     fn drive_keeps_unconsumed_tail() {
         let mut pending = String::new();
-        let base = drive(&mut pending, 0, "abc<t", |rest, _| match scan(rest, &["<think>"], false) {
+        let mut base = 0;
+        drive(&mut pending, &mut base, "abc<t", false, |rest, _| match scan(rest, &["<think>"], false) {
             Scan::Text(n) => Some(n),
             _ => None,
         });

@@ -2,38 +2,66 @@
 //!
 //! Parsers decide *what* a piece of text is (content, reasoning, a reasoning delimiter); the
 //! [`Emitter`] decides *where* it goes given the request: `reasoningFormat: none` keeps reasoning and
-//! its delimiters in content, `deepseek-legacy` reports it in both, and a response-format schema
-//! unwraps a fenced JSON answer ([`FenceStrip`]).
+//! its delimiters in content, and a response-format schema unwraps a fenced JSON answer
+//! ([`FenceStrip`]). (`deepseek-legacy` is built from an extracting and a `none` parse, for every
+//! format alike: see `inline_reasoning`.)
 
 use crate::api::{Delta, ReasoningFormat};
 use crate::parse::json_fence::FenceStrip;
 
-/// Sends content and reasoning to the right deltas.
+/// Sends content and reasoning to the right deltas, and coalesces consecutive deltas of one kind
+/// produced by one push (the one delta coalescer).
 #[derive(Debug, Clone)]
 pub struct Emitter {
     format: ReasoningFormat,
     fence: Option<FenceStrip>,
+    /// Deltas before this index of `out` belong to the caller (an earlier push): never merged into.
+    start: usize,
 }
 
 impl Emitter {
     /// `json_response`: the request has a response-format schema (strip a code fence around content).
     pub fn new(format: ReasoningFormat, json_response: bool) -> Self {
-        Emitter { format, fence: json_response.then(FenceStrip::new) }
+        Emitter { format, fence: json_response.then(FenceStrip::new), start: 0 }
     }
 
-    /// True when reasoning goes to `reasoning_content`.
-    pub fn extracts_reasoning(&self) -> bool {
-        self.format != ReasoningFormat::None
+    /// A push (or the end of input) begins: its deltas go after `out_len`.
+    pub fn begin(&mut self, out_len: usize) {
+        self.start = out_len;
+    }
+
+    /// The last delta of this push, if any (to extend it).
+    fn last<'o>(&self, out: &'o mut [Delta]) -> Option<&'o mut Delta> {
+        if out.len() > self.start { out.last_mut() } else { None }
+    }
+
+    /// Tool-call argument text for call `index`.
+    pub fn tool_args(&mut self, index: usize, args: String, out: &mut Vec<Delta>) {
+        if args.is_empty() {
+            return;
+        }
+        if let Some(Delta::ToolCall { index: i, arguments: Some(a), .. }) = self.last(out) {
+            if *i == index {
+                a.push_str(&args);
+                return;
+            }
+        }
+        out.push(Delta::ToolCall { index, id: None, name: None, arguments: Some(args) });
     }
 
     /// Visible content.
     pub fn content(&mut self, s: &str, out: &mut Vec<Delta>) {
-        match &mut self.fence {
-            Some(f) => {
-                let s = f.push(s);
-                push_content(s, out);
-            }
-            None => push_content(s.to_string(), out),
+        let fenced = self.fence.as_mut().map(|f| f.push(s));
+        self.push_content(fenced.as_deref().unwrap_or(s), out);
+    }
+
+    fn push_content(&self, s: &str, out: &mut Vec<Delta>) {
+        if s.is_empty() {
+            return;
+        }
+        match self.last(out) {
+            Some(Delta::Content(c)) => c.push_str(s),
+            _ => out.push(Delta::Content(s.to_string())),
         }
     }
 
@@ -42,19 +70,16 @@ impl Emitter {
         if s.is_empty() {
             return;
         }
-        match self.format {
-            ReasoningFormat::None => self.content(s, out),
-            ReasoningFormat::DeepseekLegacy => {
-                out.push(Delta::Reasoning(s.to_string()));
-                self.content(s, out);
-            }
+        match (self.format, self.last(out)) {
+            (ReasoningFormat::None, _) => self.content(s, out),
+            (_, Some(Delta::Reasoning(r))) => r.push_str(s),
             _ => out.push(Delta::Reasoning(s.to_string())),
         }
     }
 
     /// A reasoning delimiter as written: kept in content unless reasoning is extracted.
     pub fn reasoning_marker(&mut self, s: &str, out: &mut Vec<Delta>) {
-        if matches!(self.format, ReasoningFormat::None | ReasoningFormat::DeepseekLegacy) {
+        if self.format == ReasoningFormat::None {
             self.content(s, out);
         }
     }
@@ -63,14 +88,8 @@ impl Emitter {
     pub fn finish(&mut self, out: &mut Vec<Delta>) {
         if let Some(f) = &mut self.fence {
             let s = f.finish();
-            push_content(s, out);
+            self.push_content(&s, out);
         }
-    }
-}
-
-fn push_content(s: String, out: &mut Vec<Delta>) {
-    if !s.is_empty() {
-        out.push(Delta::Content(s));
     }
 }
 
@@ -90,13 +109,28 @@ pub fn release_after_ws(ws: &mut String, text: &str) -> Option<String> {
     released
 }
 
-/// Records diagnostics with their byte offsets; shared bookkeeping of the parsers.
+/// Records diagnostics with their byte offsets in the model output; shared bookkeeping of the parsers.
 #[derive(Debug, Clone, Default)]
-pub struct Diagnostics(pub Vec<crate::api::Diagnostic>);
+pub struct Diagnostics {
+    list: Vec<crate::api::Diagnostic>,
+    /// Input offset where the model output starts (after the prefill).
+    origin: usize,
+}
 
 impl Diagnostics {
-    /// Add one.
-    pub fn add(&mut self, offset: usize, message: impl Into<String>) {
-        self.0.push(crate::api::Diagnostic { offset, message: message.into() });
+    /// Add one at input offset `at` (a position inside the prefill counts as the output's start).
+    pub fn add(&mut self, at: usize, message: impl Into<String>) {
+        let offset = at.saturating_sub(self.origin);
+        self.list.push(crate::api::Diagnostic { offset, message: message.into() });
+    }
+
+    /// The model output starts at input offset `origin`.
+    pub fn set_origin(&mut self, origin: usize) {
+        self.origin = origin;
+    }
+
+    /// All so far.
+    pub fn list(&self) -> &[crate::api::Diagnostic] {
+        &self.list
     }
 }

@@ -7,11 +7,10 @@
 //! until its end marker (or, for markers configured with an empty end, until its JSON value ends) and
 //! then emitted whole. Bodies that are not a tool-call JSON are released as content with a diagnostic.
 
-use crate::api::{Delta, Diagnostic, ReasoningFormat};
-use crate::parse::drive::{head, Input, Machine};
+use crate::api::{Delta, ReasoningFormat};
+use crate::parse::drive::{head, machine_parts, Input, Machine, MarkerMachine};
 use crate::parse::emit::{Diagnostics, Emitter};
 use crate::parse::json_extent::JsonExtent;
-use crate::parse::OutputParser;
 use crate::{Error, ErrorKind, Result};
 use serde_json::Value;
 use std::rc::Rc;
@@ -228,13 +227,7 @@ fn parse_calls(body: &str) -> Option<Vec<(String, String, String)>> {
 }
 
 impl Machine for GenericParser {
-    fn input(&mut self) -> &mut Input {
-        &mut self.input
-    }
-
-    fn emitter(&mut self) -> &mut Emitter {
-        &mut self.emit
-    }
+    machine_parts!();
 
     fn settle(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
         let mut result = Ok(());
@@ -250,6 +243,21 @@ impl Machine for GenericParser {
         result
     }
 
+    fn step(&mut self, rest: &str, at: usize, at_end: bool, out: &mut Vec<Delta>) -> Option<usize> {
+        let (config, content) = (Rc::clone(&self.config), Rc::clone(&self.content_markers));
+        let markers: Vec<&str> = match &self.state {
+            State::Content if self.in_code => vec![FENCE],
+            State::Content => content.iter().map(|(s, _)| s.as_str()).collect(),
+            State::Reasoning { pair } => vec![Self::end_marker(&config, *pair, false)],
+            State::Tool { json: Some(_), .. } => return Some(self.feed_json(rest, at, out)),
+            State::Tool { pair, .. } => vec![Self::end_marker(&config, *pair, true)],
+        };
+        self.scan_step(rest, &markers, at, at_end, out)
+    }
+
+}
+
+impl MarkerMachine for GenericParser {
     fn on_text(&mut self, text: &str, _at: usize, out: &mut Vec<Delta>) -> usize {
         match &mut self.state {
             State::Content => self.content(text, out),
@@ -285,30 +293,5 @@ impl Machine for GenericParser {
             State::Tool { pair, body, at: t_at, .. } => self.complete_call(pair, &body, t_at, true, out),
         }
     }
-
-    fn step(&mut self, rest: &str, at: usize, at_end: bool, out: &mut Vec<Delta>) -> Option<usize> {
-        let (config, content) = (Rc::clone(&self.config), Rc::clone(&self.content_markers));
-        let markers: Vec<&str> = match &self.state {
-            State::Content if self.in_code => vec![FENCE],
-            State::Content => content.iter().map(|(s, _)| s.as_str()).collect(),
-            State::Reasoning { pair } => vec![Self::end_marker(&config, *pair, false)],
-            State::Tool { json: Some(_), .. } => return Some(self.feed_json(rest, at, out)),
-            State::Tool { pair, .. } => vec![Self::end_marker(&config, *pair, true)],
-        };
-        self.scan_step(rest, &markers, at, at_end, out)
-    }
 }
 
-impl OutputParser for GenericParser {
-    fn push(&mut self, chunk: &str, out: &mut Vec<Delta>) {
-        self.run(chunk, false, out);
-    }
-
-    fn finish(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
-        self.finish_machine(is_partial, out)
-    }
-
-    fn diagnostics(&self) -> &[Diagnostic] {
-        &self.diags.0
-    }
-}

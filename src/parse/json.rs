@@ -126,11 +126,6 @@ fn continues_scalar(c: char) -> bool {
 }
 
 impl JsonValue {
-    /// True once the first character of the value was seen.
-    pub fn started(&self) -> bool {
-        self.started
-    }
-
     /// True when the value so far is a complete bare scalar (ends at end of input).
     pub fn complete_at_eof(&self) -> bool {
         self.started && self.scalar && !self.norm.in_string()
@@ -144,7 +139,7 @@ impl JsonValue {
     /// Feed `c`, appending its normalized form to `out` when it belongs to the value.
     pub fn feed(&mut self, c: char, out: &mut String) -> Feed {
         if !self.started {
-            if super::marker::is_space(c) {
+            if crate::text::is_space(c) {
                 return Feed::More;
             }
             match c {

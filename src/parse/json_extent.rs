@@ -58,6 +58,7 @@ impl JsonExtent {
     }
 
     /// True once the value is complete.
+    #[cfg(test)]
     pub fn is_done(&self) -> bool {
         self.done
     }

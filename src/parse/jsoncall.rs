@@ -7,7 +7,7 @@
 
 use super::config::ToolConfig;
 use super::json::{Feed, JsonValue};
-use super::marker::is_space;
+use crate::text::is_space;
 
 /// What a call has produced so far (shared with the tag-format call states).
 #[derive(Debug, Clone, Default)]
@@ -89,11 +89,6 @@ pub struct JsonCall {
 const IGNORABLE_KEYS: [&str; 2] = ["type", "index"];
 
 impl JsonCall {
-    /// Whether nothing but whitespace has been read.
-    pub fn at_start(&self) -> bool {
-        self.phase == Phase::Open
-    }
-
     /// The first member key the format does not know (its value was skipped), if any.
     pub fn unknown_key(&self) -> Option<&str> {
         self.unknown_key.as_deref()

@@ -11,7 +11,7 @@
 //! buffer, and a bare word (number, literal or key) is written once it ends.
 
 use super::json::{escape_inner, Feed};
-use super::marker::is_space;
+use crate::text::is_space;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Str {

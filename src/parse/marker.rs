@@ -5,16 +5,11 @@
 //! when present (a tagged string value must not keep the `\n` of `"\n</parameter>"`), and its
 //! trailing whitespace is skipped after it when present.
 
-/// ASCII whitespace as C's `isspace` sees it (what llama.cpp trims).
-pub fn is_space(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c')
-}
+use crate::text::is_space;
 
 /// A marker split into leading whitespace, core and trailing whitespace.
 #[derive(Debug, Clone, Default)]
 pub struct Marker {
-    /// The marker exactly as analysed.
-    pub full: String,
     /// Without surrounding whitespace; empty for an all-blank marker (which then matches nothing).
     pub core: String,
     /// Whitespace before the core.
@@ -47,7 +42,7 @@ impl Marker {
             (s.get(..lead_len).unwrap_or("").to_string(), s.get(lead_len + core.len()..).unwrap_or("").to_string())
         };
         let lead_core = format!("{lead}{core}");
-        Marker { full: s.to_string(), core: core.to_string(), lead, trail, lead_core }
+        Marker { core: core.to_string(), lead, trail, lead_core }
     }
 
     /// True when the marker has no core (absent or all whitespace).

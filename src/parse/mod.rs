@@ -1,4 +1,5 @@
-//! Model-output parsers: one O(n) state machine per format, used for both whole text and streams.
+//! The output-parsing engine: one O(n) state machine per format, used for both whole text and streams,
+//! and the pieces they share (the push loop, delta routing, marker holdback, incremental JSON).
 //!
 //! Every parser implements [`OutputParser`]: `push` consumes a chunk and appends deltas; `finish`
 //! flushes what was held back. A whole-text parse is `push(text)` + `finish()`, so there is one code
@@ -8,9 +9,11 @@
 use crate::api::{Delta, Diagnostic};
 use crate::Result;
 
+pub mod call_ids;
 pub mod drive;
 pub mod emit;
 pub mod generic;
+pub mod inline_reasoning;
 pub mod json_extent;
 pub mod json_fence;
 pub mod scan;
@@ -38,8 +41,3 @@ pub mod json;
 pub mod jsoncall;
 pub mod literal;
 pub mod marker;
-pub mod prompt;
-pub mod stream;
-
-pub use prompt::generation_prompt;
-pub use stream::{parse_output, StreamParser};

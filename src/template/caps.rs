@@ -19,9 +19,9 @@ pub struct Caps {
 }
 
 /// Probe a template's capabilities by rendering small conversations and looking for needles.
-/// Probes render leniently (see [`super::ChatTemplate::render_lenient`]); a render that still fails
+/// Probes render leniently (see [`super::Template::render_lenient`]); a render that still fails
 /// counts as "not supported".
-pub(crate) fn probe(t: &super::ChatTemplate) -> Caps {
+pub(crate) fn probe(t: &super::Template) -> Caps {
     let render = |messages: Json, tools: Option<Json>| -> String {
         let mut ctx = json!({ "messages": messages, "add_generation_prompt": false });
         if let Some(tools) = tools {

@@ -53,6 +53,10 @@ pub fn build_environment(limits: Limits, now: i64, lenient: bool) -> Environment
         env.set_syntax(syntax);
     }
     env.set_undefined_behavior(UndefinedBehavior::Lenient);
+    // minijinja names the undefined variable behind an error ("`datetime` is undefined") only in debug
+    // mode, which defaults to cfg!(debug_assertions). Lenient probe renders retry with the named variable
+    // set to "", so without this they failed in release builds only (wasm, CLI) and not in `cargo test`.
+    env.set_debug(true);
     env.set_fuel(Some(limits.fuel));
     env.set_recursion_limit(limits.recursion);
     env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
@@ -67,6 +71,7 @@ pub fn build_environment(limits: Limits, now: i64, lenient: bool) -> Environment
     env.add_filter("join", join);
     env.add_filter("count", length);
     super::pylist::add_generator_filters(&mut env);
+    super::pyfilters::add_python_filters(&mut env);
     env.add_function("raise_exception", |state: &minijinja::State, msg: String| -> Result<Value, Error> {
         note_fuel(state);
         Err(Error::new(ErrorKind::InvalidOperation, msg))
@@ -76,6 +81,8 @@ pub fn build_environment(limits: Limits, now: i64, lenient: bool) -> Environment
         Ok(Value::from(strftime(&fmt, now)))
     });
     env.set_formatter(python_formatter);
+    // Jinja2 defines `self` (the template's blocks); chat templates have no blocks, so `self.X` is undefined.
+    env.add_global("self", Value::from_object(TemplateSelf));
     // Python: None and numbers are not iterable; Jinja2's Undefined is.
     env.add_test("iterable", |v: Value| {
         matches!(v.kind(), ValueKind::Seq | ValueKind::Map | ValueKind::Iterable | ValueKind::String | ValueKind::Undefined)
@@ -153,6 +160,16 @@ fn join(
         }
     }
     minijinja::filters::join(state, &Value::from(items), joiner, None, kwargs)
+}
+
+/// Jinja2's `self` (a `TemplateReference`) in a template without blocks: every attribute is undefined.
+#[derive(Debug)]
+struct TemplateSelf;
+
+impl minijinja::value::Object for TemplateSelf {
+    fn get_value(self: &std::sync::Arc<Self>, _key: &Value) -> Option<Value> {
+        None
+    }
 }
 
 /// Print values as Python's `str()` would: `None`, `True`, `1.0`, `['a', 1]`, `{'k': 'v'}`.
@@ -366,7 +383,15 @@ pub fn strftime(fmt: &str, unix_seconds: i64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::strftime;
+    use super::{build_environment, strftime, Limits};
+
+    #[test]
+    fn undefined_variables_are_named_in_every_build_profile() {
+        let env = build_environment(Limits { fuel: 100_000, recursion: 50 }, 0, false);
+        assert!(env.debug(), "debug mode must not depend on the build profile");
+        let err = env.render_str("{{ 'Today is ' + datetime }}", ()).unwrap_err();
+        assert!(err.to_string().contains("`datetime` is undefined"), "{err}");
+    }
 
     #[test]
     fn strftime_fixed_time() {

@@ -3,10 +3,12 @@
 mod caps;
 mod env;
 mod nesting;
+mod pyfilters;
+mod pysource;
 mod pylist;
 mod render;
 mod tojson;
 
 pub use caps::Caps;
 pub use nesting::MAX_EXPRESSION_DEPTH;
-pub use render::{render_template, ChatTemplate, RenderOptions};
+pub use render::{render_template, RenderOptions, Template};

@@ -1,4 +1,4 @@
-//! `ChatTemplate`: a compiled chat template with limits, rendered from a JSON context.
+//! `Template`: a compiled chat template with limits, rendered from a JSON context.
 
 use super::env::{build_environment, Limits};
 use super::Caps;
@@ -48,17 +48,15 @@ const DEFAULT_MAX_OUTPUT: usize = 8 << 20;
 const MAX_SOURCE_BYTES: usize = 4 << 20;
 
 /// A compiled chat template.
-pub struct ChatTemplate {
+pub struct Template {
     env: Environment<'static>,
-    /// Built on first use by [`ChatTemplate::render_lenient`].
+    /// Built on first use by [`Template::render_lenient`].
     lenient_env: std::sync::OnceLock<Environment<'static>>,
     limits: Limits,
     now: i64,
     source: String,
     options: RenderOptions,
     caps: std::sync::OnceLock<Caps>,
-    /// The analysis or why it failed, kept either way (a failure is not retried).
-    analysis: std::sync::OnceLock<Result<crate::analysis::Analysis>>,
     /// What the probe renders of caps and analysis have spent, against `options.analysis_fuel`.
     probes: std::sync::Mutex<ProbeBudget>,
 }
@@ -74,15 +72,15 @@ struct ProbeBudget {
     first_error: Option<Error>,
 }
 
-impl std::fmt::Debug for ChatTemplate {
+impl std::fmt::Debug for Template {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ChatTemplate").field("source_bytes", &self.source.len()).finish()
+        f.debug_struct("Template").field("source_bytes", &self.source.len()).finish()
     }
 }
 
 const NAME: &str = "chat_template";
 
-impl ChatTemplate {
+impl Template {
     /// Compile `source`. Fails with [`ErrorKind::TemplateSyntax`] naming line and column.
     pub fn new(source: &str, options: RenderOptions) -> Result<Self> {
         if source.len() > MAX_SOURCE_BYTES {
@@ -103,7 +101,7 @@ impl ChatTemplate {
             None => current_unix_time(),
         };
         let env = compile(limits, now, false, source)?;
-        Ok(ChatTemplate {
+        Ok(Template {
             env,
             lenient_env: std::sync::OnceLock::new(),
             limits,
@@ -111,7 +109,6 @@ impl ChatTemplate {
             source: source.to_string(),
             options,
             caps: std::sync::OnceLock::new(),
-            analysis: std::sync::OnceLock::new(),
             probes: Default::default(),
         })
     }
@@ -188,7 +185,7 @@ impl ChatTemplate {
 
     /// Why the probes so far make an analysis meaningless: a limit was hit (endless loop, runaway
     /// recursion, the analysis budget), or no probe rendered at all.
-    fn probe_failure(&self) -> Option<Error> {
+    pub fn probe_failure(&self) -> Option<Error> {
         let p = self.probes.lock().ok()?;
         if let Some(e) = &p.limit {
             return Some(e.clone());
@@ -272,28 +269,8 @@ impl ChatTemplate {
         String::from_utf8(out.buf).map_err(|_| Error::new(ErrorKind::Render, "rendered output is not UTF-8"))
     }
 
-    /// The differential analysis of this template, computed once on first use (dozens of renders, all
-    /// held to one budget, `options.analysis_fuel`). Fails with [`ErrorKind::Limit`] when a probe render
-    /// hits a limit or the budget runs out, and with [`ErrorKind::Analysis`] when no probe conversation
-    /// renders at all. The result, error included, is kept: later calls return it again.
-    pub fn analysis(&self) -> Result<&crate::analysis::Analysis> {
-        // Computed outside the cell so that a failure (or an unwinding trap) never leaves it mid-init.
-        if self.analysis.get().is_none() {
-            let computed = self.caps_checked().and_then(|caps| {
-                let a = crate::analysis::analyze_template_with_caps(self, caps);
-                self.probe_failure().map_or(Ok(a), Err)
-            });
-            let _ = self.analysis.set(computed);
-        }
-        match self.analysis.get() {
-            Some(Ok(a)) => Ok(a),
-            Some(Err(e)) => Err(e.clone()),
-            None => Err(Error::new(ErrorKind::Analysis, "analysis unavailable")),
-        }
-    }
-
     /// Capabilities of the template, probed once on first use (a probe that fails counts as "not
-    /// supported"; see [`Self::analysis`] for the probes' budget).
+    /// supported"; the probes of caps and of the analysis share one budget, `options.analysis_fuel`).
     pub fn caps(&self) -> &Caps {
         if self.caps.get().is_none() {
             let caps = super::caps::probe(self);
@@ -303,7 +280,7 @@ impl ChatTemplate {
     }
 
     /// [`Self::caps`], or the limit its probes hit.
-    fn caps_checked(&self) -> Result<&Caps> {
+    pub fn caps_checked(&self) -> Result<&Caps> {
         let caps = self.caps();
         match self.probes.lock().ok().and_then(|p| p.limit.clone()) {
             Some(e) => Err(e),
@@ -343,7 +320,7 @@ fn drop_iteratively(v: Json) {
     }
 }
 
-/// Most relaxations [`ChatTemplate::render_lenient`] tries before giving up.
+/// Most relaxations [`Template::render_lenient`] tries before giving up.
 const MAX_LENIENT_RETRIES: usize = 8;
 
 /// `name` from a render error "`name` is undefined", if `name` is a plain identifier.
@@ -357,13 +334,14 @@ fn undefined_variable(err: &str) -> Option<&str> {
 fn compile(limits: Limits, now: i64, lenient: bool, source: &str) -> Result<Environment<'static>> {
     super::nesting::check_expression_nesting(source)?;
     let mut env = build_environment(limits, now, lenient);
-    env.add_template_owned(NAME, rewrite_generation_blocks(source)).map_err(|e| convert_error(e, source))?;
+    let source = super::pysource::normalize_newlines(source);
+    env.add_template_owned(NAME, rewrite_generation_blocks(&source)).map_err(|e| convert_error(e, &source))?;
     Ok(env)
 }
 
 /// Render `source` once with `context`.
 pub fn render_template(source: &str, context: &Json, options: RenderOptions) -> Result<String> {
-    ChatTemplate::new(source, options)?.render(context)
+    Template::new(source, options)?.render(context)
 }
 
 struct LimitedWriter {

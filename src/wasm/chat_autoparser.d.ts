@@ -1,15 +1,31 @@
 /* Hand-written TypeScript declarations for chat-autoparser. They mirror src/api.rs and src/wasm/. */
 
-/** Every error thrown by this package is an `Error` with a machine-readable `kind`. */
-export interface ChatAutoparserError extends Error {
+/** What went wrong, machine-readable. `Internal`: the wasm call trapped (the objects it used are retired);
+ * `InvalidState`: the object was freed, finished, or retired by an earlier `Internal` error. */
+export type ErrorKind =
+  | 'TemplateSyntax' | 'Render' | 'Limit' | 'InvalidInput' | 'InvalidState' | 'Internal'
+  | 'Analysis' | 'Parse' | 'Grammar' | 'Schema';
+
+/** Every error thrown by this package is a `ChatAutoparserError` (an `Error`) with a `kind`. */
+export class ChatAutoparserError extends Error {
+  constructor(kind: ErrorKind, message: string);
   name: 'ChatAutoparserError';
-  kind: 'TemplateSyntax' | 'Render' | 'Limit' | 'InvalidInput' | 'Analysis' | 'Parse' | 'Grammar' | 'Schema';
-  /** 1-based line/column in the template, for syntax and render errors. */
+  kind: ErrorKind;
+  /** 1-based line and column (counted in UTF-16 units) in the template, for syntax and render errors. */
   line?: number;
   column?: number;
-  /** Byte offset into the parsed text, for parse errors. */
+  /** For parse errors: a UTF-16 index into the text passed (for a stream, into all chunks pushed so far). */
   offset?: number;
+  /** `StreamParser.finish()` Parse errors: the deltas flushed before the error. */
+  deltas?: Delta[];
 }
+
+/**
+ * Load the wasm module. Browser/bundler entry: call (and await) once before anything else; `input` is
+ * a URL, Response, BufferSource or WebAssembly.Module (default: `chat_autoparser_bg.wasm` next to the
+ * module). Node loads the wasm when the package is imported: there it is a no-op, for isomorphic code.
+ */
+export default function init(input?: string | URL | Request | Response | BufferSource | WebAssembly.Module | Promise<Response>): Promise<void>;
 
 /** Options for compiling and rendering a template. */
 export interface RenderOptions {
@@ -82,6 +98,8 @@ export interface RequestOptions {
   enableThinking?: boolean;
   /** `none` keeps reasoning (with its markers) in content. Default `auto`. */
   reasoningFormat?: 'none' | 'auto' | 'deepseek' | 'deepseek-legacy';
+  /** The key messages and deltas give reasoning text (default `reasoning_content`). */
+  reasoningField?: 'reasoning_content' | 'reasoning' | 'thinking';
   parallelToolCalls?: boolean;
   toolChoice?: 'auto' | 'required' | 'none' | { type: 'function'; function: { name: string } };
   /** Response-format JSON schema: the answer is JSON. */
@@ -94,6 +112,7 @@ export interface RequestOptions {
 
 /** An OpenAI-style tool call in a parsed message. */
 export interface ToolCall {
+  /** The model's own id, or a generated one (9 alphanumerics, deterministic); never empty. */
   id: string;
   type: 'function';
   function: { name: string; /** JSON text */ arguments: string };
@@ -103,18 +122,40 @@ export interface ToolCall {
 export interface Message {
   role: 'assistant';
   content: string | null;
+  /** Reasoning text; under `reasoning` or `thinking` instead when `reasoningField` says so. */
   reasoning_content: string | null;
+  reasoning?: string | null;
+  thinking?: string | null;
   tool_calls?: ToolCall[];
 }
 
-/** One OpenAI `chat.completion.chunk` delta. */
+/** One tool call's part of a delta: the first for a call has `id`, `type` and `function.name`; later ones
+ * only `function.arguments`. */
+export interface ToolCallDelta {
+  index: number;
+  id?: string;
+  type?: 'function';
+  function: { name?: string; arguments?: string };
+}
+
+/**
+ * One OpenAI `chat.completion.chunk` delta: exactly one of `content`, `reasoning_content`, `tool_calls`.
+ * The others are declared `?: never`, so `delta.content ?? delta.reasoning_content` type-checks.
+ */
 export type Delta =
-  | { content: string }
-  | { reasoning_content: string }
-  | { tool_calls: [{ index: number; id?: string; type?: 'function'; function: { name?: string; arguments?: string } }] };
+  | { content: string; reasoning_content?: never; tool_calls?: never }
+  | { reasoning_content: string; content?: never; tool_calls?: never }
+  | { tool_calls: ToolCallDelta[]; content?: never; reasoning_content?: never }
+  /** With `reasoningField: 'reasoning'` or `'thinking'`, reasoning deltas use that key instead. */
+  | { reasoning: string; content?: never; reasoning_content?: never; tool_calls?: never }
+  | { thinking: string; content?: never; reasoning_content?: never; tool_calls?: never };
 
 /** A problem seen in malformed model output (streaming never throws for these). */
-export interface Diagnostic { offset: number; message: string }
+export interface Diagnostic {
+  /** A UTF-16 index into the output (for a stream, into all chunks pushed so far). */
+  offset: number;
+  message: string;
+}
 
 export type ReasoningMode = 'NONE' | 'TAG_BASED' | 'DELIMITER' | 'FORCED_OPEN' | 'FORCED_CLOSED' | 'TOOLS_ONLY';
 export type ContentMode = 'PLAIN' | 'ALWAYS_WRAPPED' | 'WRAPPED_WITH_REASONING';
@@ -141,11 +182,22 @@ export interface Analysis {
       [more: string]: unknown;
     };
     function: { namePrefix: string; nameSuffix: string; close: string };
-    arguments: { start: string; end: string; namePrefix: string; nameSuffix: string; valuePrefix: string; valueSuffix: string; separator: string; [more: string]: unknown };
-    callId: { pos: CallIdPosition; prefix: string; suffix: string };
+    arguments: {
+      start: string; end: string; namePrefix: string; nameSuffix: string; valuePrefix: string; valueSuffix: string; separator: string;
+      /** Values are self-delimiting literals (`f(a='x', n=1)`): strings in `stringDelimiter`, other values bare. */
+      literalValues: boolean; stringDelimiter: string;
+      /** The value prefix of a non-string (JSON) value when it differs from `valuePrefix` (the string one). */
+      typedValuePrefix?: string;
+      /** Wrapper around raw string values holding markup (`<![CDATA[` … `]]>`). */
+      rawValueStart?: string; rawValueEnd?: string;
+      [more: string]: unknown;
+    };
+    callId: { pos: CallIdPosition; prefix: string; suffix: string; headerCounterAt?: number; [more: string]: unknown };
   };
   preservedTokens: string[];
   analysisComplete: boolean;
+  /** The template's own round trip (`verifyTemplate`), per part: `analysisComplete` can be true and still wrong. */
+  verified: Verified;
   diffs: DiffRecord[];
   workarounds: string[];
   diagnostics: string[];
@@ -162,13 +214,19 @@ export interface Grammar {
 }
 
 /** Result of `checkGrammar`. */
-export interface CheckResult { accepted: boolean; /** byte offset of the first mismatch */ errorAt?: number }
+export interface CheckResult { accepted: boolean; /** UTF-16 index in `text` of the first mismatch */ errorAt?: number }
 
 /** One round trip of `verifyTemplate`. */
 export interface VerifyResult { name: string; ok: boolean; output: string; expected: Message; actual: Message; error?: string; skipped?: string }
 
 /** Result of `verifyTemplate`. */
-export interface VerifyReport { ok: boolean; results: VerifyResult[] }
+/** `ok`: every round trip carrying the part read it back; `untested`: none carried it. */
+export type PartStatus = 'ok' | 'failed' | 'untested';
+
+/** Round-trip status per part of a message. */
+export interface Verified { ok: boolean; content: PartStatus; reasoning: PartStatus; toolCalls: PartStatus }
+
+export interface VerifyReport { ok: boolean; verified: Verified; results: VerifyResult[] }
 
 /** A template source string, or a compiled `ChatTemplate` (analysis is cached on it). */
 export type TemplateOrSource = ChatTemplate | string;
@@ -183,23 +241,40 @@ export function generationPrompt(templateOrSource: TemplateOrSource, options?: R
  * Parse a whole model output.
  * @throws {ChatAutoparserError} `Parse` (with `offset`) when `isPartial` is false and the output ends inside a tool call.
  */
-export function parseOutput(templateOrSource: TemplateOrSource, text: string, options?: RequestOptions): Message;
+export function parseOutput(templateOrSource: TemplateOrSource, text: string, options?: RequestOptions & { diagnostics?: false }): Message;
+/** With `diagnostics: true`: the message and the problems a StreamParser would report for the same text. */
+export function parseOutput(templateOrSource: TemplateOrSource, text: string, options: RequestOptions & { diagnostics: true }): ParseResult;
+
+/** `parseOutput(…, { diagnostics: true })`. */
+export interface ParseResult { message: Message; diagnostics: Diagnostic[] }
 
 /** Streaming parser: one O(n) state machine; only text that could still begin a marker is held back. */
 export class StreamParser {
   constructor(templateOrSource: TemplateOrSource, options?: RequestOptions);
-  /** Consume a chunk; never throws on malformed output (see `diagnostics`). */
+  /**
+   * Consume a chunk; never throws on malformed output (see `diagnostics`). A chunk may end inside a
+   * UTF-16 surrogate pair: the high half waits for the next chunk.
+   * @throws {ChatAutoparserError} `InvalidState` after `finish()` (the text would be lost).
+   */
   push(chunk: string): Delta[];
   /**
    * Flush held-back text.
    * @throws {ChatAutoparserError} `Parse` when `isPartial` is false and the output ends inside a tool call;
-   * the error's `deltas` property holds the flushed deltas.
+   * the error's `deltas` property holds the flushed deltas. `InvalidState` when called twice.
    */
   finish(): Delta[];
+  /**
+   * `push`, plus transformers-style region events (for code written against transformers'
+   * `ResponseParser`). Use `pushEvents`/`finishEvents` for the whole stream to get every event.
+   */
+  pushEvents(chunk: string): { deltas: Delta[]; events: RegionEvent[] };
+  /** `finish`, plus the last region events (the open region closes). */
+  finishEvents(): { deltas: Delta[]; events: RegionEvent[] };
   readonly message: Message;
   readonly diagnostics: Diagnostic[];
   /** True after a stop marker (harmony `<|return|>` / `<|call|>`). */
   readonly stopped: boolean;
+  /** Release the wasm memory now (otherwise when garbage-collected). A second call is a no-op. */
   free(): void;
 }
 
@@ -212,6 +287,52 @@ export function checkGrammar(gbnf: string, text: string): CheckResult;
 /** Render assistant messages through the template and parse them back. */
 export function verifyTemplate(templateOrSource: TemplateOrSource): VerifyReport;
 
+/** Options of `responseTemplate`. */
+export interface ResponseTemplateOptions {
+  /** Name of the reasoning field in the template (default `thinking`, as transformers reads it). */
+  reasoningField?: 'thinking' | 'reasoning' | 'reasoning_content';
+  /** Use this `start_anchor` instead of the derived one. */
+  startAnchor?: string;
+}
+
+/** One thing the derived response template cannot express. */
+export interface ResponseTemplateLoss {
+  /** e.g. `tools.call_id`, `tools.literal_arguments`, `leniency`. */
+  feature: string;
+  /** `partial`: canonical output still parses; `unsupported`: outputs using the feature do not. */
+  severity: 'partial' | 'unsupported';
+  detail: string;
+}
+
+/** A transformers `response_template` (tokenizer_config.json key), as `parse_response` accepts it. */
+export interface HfResponseTemplate {
+  version?: 1;
+  defaults?: Record<string, unknown>;
+  start_anchor?: string | string[];
+  start_anchor_pattern?: string;
+  fields: Record<string, {
+    open?: string | string[]; open_pattern?: string;
+    close?: string | string[]; close_pattern?: string;
+    content?: 'text' | 'int' | 'float' | 'bool' | 'json' | 'xml-inline' | 'kv-lines';
+    content_args?: Record<string, unknown>;
+    repeats?: boolean; join?: string; optional?: boolean;
+    transform?: unknown; transform_each?: boolean;
+  }>;
+}
+
+/** The template's analysis as a Hugging Face `response_template`, and what it cannot express. */
+export function responseTemplate(
+  templateOrSource: TemplateOrSource,
+  options?: ResponseTemplateOptions,
+): { responseTemplate: HfResponseTemplate; losses: ResponseTemplateLoss[] };
+
+/**
+ * transformers' `parse_response`: the message dict a declared response template gives for `text`
+ * (`prefix`: the rendered prompt, cut after its last `start_anchor`; `tools`: types arguments).
+ * @throws {ChatAutoparserError} `InvalidInput` for a bad template, `Parse` where transformers raises.
+ */
+export function parseResponse(text: string, responseTemplate: HfResponseTemplate, options?: { prefix?: string; tools?: Tool[] }): Record<string, unknown>;
+
 /** The package version. */
 export function version(): string;
 
@@ -222,9 +343,32 @@ export function version(): string;
 export function renderTemplate(source: string, context: RenderContext, options?: RenderOptions): string;
 
 /** A compiled chat template. */
+/** A transformers streaming event. Text regions (`thinking`, `content`) stream clean chunks;
+ * `tool_calls` chunks are argument text (`dirty`), the parsed call comes with `region_close`. */
+export type RegionEvent =
+  | { type: 'region_open'; field: string }
+  | { type: 'region_chunk'; field: string; text: string; dirty: boolean }
+  | { type: 'region_close'; field: string; value: unknown };
+
+/** Options of the `ChatTemplate` constructor: render options, plus a declared response template. */
+export interface ChatTemplateOptions extends RenderOptions {
+  /** Parse this template's output with this Hugging Face `response_template` instead of the analysis. */
+  responseTemplate?: HfResponseTemplate;
+}
+
+/** The two keys of a tokenizer_config.json that matter here. */
+export interface TokenizerConfigLike { chat_template: string; response_template?: HfResponseTemplate; [key: string]: unknown }
+
 export class ChatTemplate {
-  /** @throws {ChatAutoparserError} `TemplateSyntax` with line and column. */
-  constructor(source: string, options?: RenderOptions);
+  /**
+   * A template source, or a tokenizer_config.json-like object (`chat_template` and optionally
+   * `response_template`). With a declared response template, `parseOutput` and `StreamParser`
+   * parse by it (transformers' semantics, streamed with holdback).
+   * @throws {ChatAutoparserError} `TemplateSyntax` with line and column; `InvalidInput` for a bad response template.
+   */
+  constructor(source: string | TokenizerConfigLike, options?: ChatTemplateOptions);
+  /** The declared response template, if any. */
+  readonly responseTemplate: HfResponseTemplate | undefined;
   /** Render with a context. */
   render(context: RenderContext): string;
   /** Capabilities (probed once, then cached). */
@@ -233,5 +377,6 @@ export class ChatTemplate {
   readonly analysis: Analysis;
   /** The template source. */
   readonly source: string;
+  /** Release the wasm memory now (otherwise when garbage-collected). A second call is a no-op. */
   free(): void;
 }

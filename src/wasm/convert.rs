@@ -23,16 +23,13 @@ pub fn to_js_error(e: Error) -> JsValue {
     err.into()
 }
 
-/// Deserialize a JS value; `field` names the argument in the error message.
-/// Goes through `JSON.stringify` + serde_json: unknown option names are reported (serde-wasm-bindgen only
-/// reads the fields a struct declares), and hostile nesting or cycles fail cleanly (the JS engine throws on
-/// cycles, serde_json stops at depth 128) instead of overflowing the wasm stack.
-pub fn from_js<T: DeserializeOwned>(value: JsValue, field: &str) -> Result<T, JsValue> {
-    let invalid = |e: String| to_js_error(Error::new(ErrorKind::InvalidInput, format!("{field}: {e}")));
-    let text = js_sys::JSON::stringify(&value)
-        .map_err(|e| invalid(e.as_string().unwrap_or_else(|| "cannot be converted to JSON".into())))?;
-    let text = text.as_string().ok_or_else(|| invalid("cannot be converted to JSON".into()))?;
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
+/// Deserialize JSON text that the JS facade (`src/wasm/js/facade.js`) produced with `JSON.stringify`;
+/// `field` names the argument in the error message. Serializing on the JS side keeps user code (getters,
+/// `toJSON`, proxies) from ever running while wasm is on the stack, and serde_json reports unknown option
+/// names and stops hostile nesting at depth 128 instead of overflowing the wasm stack.
+pub fn from_json<T: DeserializeOwned>(text: &str, field: &str) -> Result<T, JsValue> {
+    let value: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| to_js_error(Error::new(ErrorKind::InvalidInput, format!("{field}: {e}"))))?;
     match serde_json::from_value::<T>(value.clone()) {
         Ok(v) => Ok(v),
         Err(e) => Err(to_js_error(Error::new(ErrorKind::InvalidInput, format!("{}: {e}", failing_field_of::<T>(&value, field))))),
@@ -53,12 +50,11 @@ fn failing_field_of<T: DeserializeOwned>(value: &serde_json::Value, field: &str)
     field.to_string()
 }
 
-/// Deserialize an optional JS value (undefined/null → default).
-pub fn from_js_opt<T: DeserializeOwned + Default>(value: JsValue, field: &str) -> Result<T, JsValue> {
-    if value.is_undefined() || value.is_null() {
-        Ok(T::default())
-    } else {
-        from_js(value, field)
+/// Deserialize optional JSON text (absent → default).
+pub fn from_json_opt<T: DeserializeOwned + Default>(text: Option<String>, field: &str) -> Result<T, JsValue> {
+    match text {
+        None => Ok(T::default()),
+        Some(text) => from_json(&text, field),
     }
 }
 
@@ -80,10 +76,12 @@ pub fn js<T>(r: crate::Result<T>) -> Result<T, JsValue> {
 #[wasm_bindgen(inline_js = "
 export function content_delta(s) { return { content: s }; }
 export function reasoning_delta(s) { return { reasoning_content: s }; }
+export function keyed_delta(k, s) { return { [k]: s }; }
 export function tool_delta(index, id, name, args) {
   const f = {};
   if (name !== undefined) f.name = name;
-  if (args !== undefined) f.arguments = args;
+  // The first delta (with the name) always has `arguments`, as OpenAI's chat.completion.chunk.
+  if (args !== undefined) f.arguments = args; else if (name !== undefined) f.arguments = '';
   const c = { index };
   if (id !== undefined) c.id = id;
   if (name !== undefined) c.type = 'function';
@@ -95,15 +93,17 @@ export function one(x) { return [x]; }
 extern "C" {
     fn content_delta(s: &str) -> JsValue;
     fn reasoning_delta(s: &str) -> JsValue;
+    fn keyed_delta(k: &str, s: &str) -> JsValue;
     fn tool_delta(index: u32, id: Option<String>, name: Option<String>, args: Option<String>) -> JsValue;
     fn one(x: JsValue) -> JsValue;
 }
 
-fn delta_to_js(d: &crate::api::Delta) -> JsValue {
-    use crate::api::Delta;
+fn delta_to_js(d: &crate::api::Delta, field: crate::api::ReasoningField) -> JsValue {
+    use crate::api::{Delta, ReasoningField};
     match d {
         Delta::Content(s) => content_delta(s),
-        Delta::Reasoning(s) => reasoning_delta(s),
+        Delta::Reasoning(s) if field == ReasoningField::ReasoningContent => reasoning_delta(s),
+        Delta::Reasoning(s) => keyed_delta(field.key(), s),
         Delta::ToolCall { index, id, name, arguments } => {
             tool_delta(*index as u32, id.clone(), name.clone(), arguments.clone())
         }
@@ -111,14 +111,14 @@ fn delta_to_js(d: &crate::api::Delta) -> JsValue {
 }
 
 /// Deltas as plain JS objects (`[{content}]`, `[{tool_calls: [...]}]`, …).
-pub fn deltas_to_js(deltas: &[crate::api::Delta]) -> JsValue {
+pub fn deltas_to_js(deltas: &[crate::api::Delta], field: crate::api::ReasoningField) -> JsValue {
     match deltas {
         [] => js_sys::Array::new().into(),
-        [d] => one(delta_to_js(d)),
+        [d] => one(delta_to_js(d, field)),
         _ => {
             let out = js_sys::Array::new_with_length(deltas.len() as u32);
             for (i, d) in deltas.iter().enumerate() {
-                out.set(i as u32, delta_to_js(d));
+                out.set(i as u32, delta_to_js(d, field));
             }
             out.into()
         }

@@ -1,11 +1,12 @@
 //! The JS binding: a thin layer over the core. Compiled only for wasm32.
 
 mod convert;
+mod declared;
 mod registry;
 
 use crate::api::RequestOptions;
 use crate::template::RenderOptions;
-use convert::{from_js, from_js_opt, js, to_js};
+use convert::{from_json, from_json_opt, js, to_js};
 use registry::{template_arg, Registered};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -16,32 +17,50 @@ fn start() {
 }
 
 /// Fill in `now` from the JS clock: std has no system clock on wasm32-unknown-unknown.
-fn render_options(options: JsValue) -> Result<RenderOptions, JsValue> {
-    let mut opts: RenderOptions = from_js_opt(options, "options")?;
+fn render_options(options: Option<String>) -> Result<RenderOptions, JsValue> {
+    let mut opts: RenderOptions = from_json_opt(options, "options")?;
     if opts.now.is_none() {
         opts.now = Some(js_sys::Date::now() / 1000.0);
     }
     Ok(opts)
 }
 
+// The raw exports below take context and options as JSON text: the JS facade (src/wasm/js/facade.js)
+// type-checks every argument and serializes it before anything crosses into wasm.
+
+/// Internal, for the JS facade after a trap (see `registry::clear_source_cache`).
+#[wasm_bindgen(js_name = "__resetAfterTrap")]
+pub fn reset_after_trap() {
+    registry::clear_source_cache();
+}
+
 /// Library version.
 #[wasm_bindgen]
 pub fn version() -> String {
-    crate::version().to_string()
+    env!("CARGO_PKG_VERSION").to_string()
 }
 
 /// Render a chat template once with a context object.
 #[wasm_bindgen(js_name = renderTemplate)]
-pub fn render_template(source: &str, context: JsValue, options: JsValue) -> Result<String, JsValue> {
-    let ctx: serde_json::Value = from_js(context, "context")?;
+pub fn render_template(source: &str, context: &str, options: Option<String>) -> Result<String, JsValue> {
+    let ctx: serde_json::Value = from_json(context, "context")?;
     js(crate::render_template(source, &ctx, render_options(options)?))
 }
 
 /// Analyse a template: how its model writes reasoning, content and tool calls, with every diff split.
 #[wasm_bindgen(js_name = analyzeTemplate)]
-pub fn analyze_template(source: &str, options: JsValue) -> Result<JsValue, JsValue> {
+pub fn analyze_template(source: &str, options: Option<String>) -> Result<JsValue, JsValue> {
     let t = js(crate::ChatTemplate::new(source, render_options(options)?))?;
-    to_js(js(t.analysis())?)
+    analysis_with_verified(&t)
+}
+
+/// The analysis plus `verified`: the template's own round trip, per part, so an analysis that looks
+/// complete but does not read back what the template writes says so.
+fn analysis_with_verified(t: &crate::ChatTemplate) -> Result<JsValue, JsValue> {
+    let json = |v: Result<serde_json::Value, serde_json::Error>| js(v.map_err(|e| crate::Error::new(crate::ErrorKind::Analysis, e.to_string())));
+    let mut v = json(serde_json::to_value(js(t.analysis())?))?;
+    v["verified"] = json(serde_json::to_value(crate::verify_template(t).verified))?;
+    to_js(&v)
 }
 
 /// A compiled chat template.
@@ -49,21 +68,34 @@ pub fn analyze_template(source: &str, options: JsValue) -> Result<JsValue, JsVal
 pub struct JsChatTemplate {
     inner: Rc<crate::ChatTemplate>,
     handle: Registered,
+    /// The declared response template, if any (parsing then follows it).
+    declared: Option<(Rc<crate::response_template::CompiledTemplate>, declared::DeclaredEntry)>,
 }
 
 #[wasm_bindgen(js_class = ChatTemplate)]
 impl JsChatTemplate {
     /// Compile a template. Throws on a syntax error (with `line` and `column`).
     #[wasm_bindgen(constructor)]
-    pub fn new(source: &str, options: JsValue) -> Result<JsChatTemplate, JsValue> {
+    pub fn new(source: &str, options: Option<String>, response_template: Option<String>) -> Result<JsChatTemplate, JsValue> {
+        let declared = response_template.map(|rt| declared::compile(&rt, "responseTemplate")).transpose()?;
         let inner = Rc::new(js(crate::ChatTemplate::new(source, render_options(options)?))?);
         let handle = Registered::new(inner.clone());
-        Ok(JsChatTemplate { inner, handle })
+        let declared = declared.map(|d| (d.clone(), declared::DeclaredEntry::new(handle.id(), d)));
+        Ok(JsChatTemplate { inner, handle, declared })
+    }
+
+    /// The declared response template (as given), or `undefined`.
+    #[wasm_bindgen(getter, js_name = responseTemplate)]
+    pub fn response_template(&self) -> Result<JsValue, JsValue> {
+        match &self.declared {
+            Some((t, _)) => to_js(&t.spec),
+            None => Ok(JsValue::UNDEFINED),
+        }
     }
 
     /// Render with a context object (`messages`, `tools`, `add_generation_prompt`, extras).
-    pub fn render(&self, context: JsValue) -> Result<String, JsValue> {
-        let ctx: serde_json::Value = from_js(context, "context")?;
+    pub fn render(&self, context: &str) -> Result<String, JsValue> {
+        let ctx: serde_json::Value = from_json(context, "context")?;
         js(self.inner.render(&ctx))
     }
 
@@ -76,7 +108,7 @@ impl JsChatTemplate {
     /// The template's analysis (computed once, then cached).
     #[wasm_bindgen(getter)]
     pub fn analysis(&self) -> Result<JsValue, JsValue> {
-        to_js(js(self.inner.analysis())?)
+        analysis_with_verified(&self.inner)
     }
 
     /// Internal: lets the free functions accept this object where they take `templateOrSource`.
@@ -94,11 +126,11 @@ impl JsChatTemplate {
 
 /// Build the GBNF grammar, lazy triggers and preserved tokens for constrained tool calling.
 #[wasm_bindgen(js_name = buildGrammar)]
-pub fn build_grammar(template_or_source: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+pub fn build_grammar(template_or_source: JsValue, options: Option<String>) -> Result<JsValue, JsValue> {
     let t = template_arg(&template_or_source)?;
-    let opts: RequestOptions = from_js_opt(options, "options")?;
+    let opts: RequestOptions = from_json_opt(options, "options")?;
     js(opts.validate())?;
-    to_js(&js(crate::gbnf::build_grammar(js(t.analysis())?, &opts))?)
+    to_js(&js(t.grammar(&opts))?)
 }
 
 /// Check whether `text` is accepted by a GBNF grammar: `{accepted, errorAt?}`.
@@ -108,17 +140,17 @@ pub fn check_grammar(gbnf: &str, text: &str) -> Result<JsValue, JsValue> {
 }
 
 /// The analysis, generation prompt and request options for a parse.
-fn parse_setup(template_or_source: &JsValue, options: JsValue) -> Result<(Rc<crate::ChatTemplate>, String, RequestOptions), JsValue> {
+fn parse_setup(template_or_source: &JsValue, options: Option<String>) -> Result<(Rc<crate::ChatTemplate>, String, RequestOptions), JsValue> {
     let t = template_arg(template_or_source)?;
-    let opts: RequestOptions = from_js_opt(options, "options")?;
+    let opts: RequestOptions = from_json_opt(options, "options")?;
     js(opts.validate())?;
-    let gp = js(crate::parse::generation_prompt(&t, js(t.analysis())?, &opts))?;
+    let gp = js(t.generation_prompt(&opts))?;
     Ok((t, gp, opts))
 }
 
 /// What the template appends for the assistant's turn (the text the parser reads before the output).
 #[wasm_bindgen(js_name = generationPrompt)]
-pub fn generation_prompt(template_or_source: JsValue, options: JsValue) -> Result<String, JsValue> {
+pub fn generation_prompt(template_or_source: JsValue, options: Option<String>) -> Result<String, JsValue> {
     Ok(parse_setup(&template_or_source, options)?.1)
 }
 
@@ -126,37 +158,73 @@ pub fn generation_prompt(template_or_source: JsValue, options: JsValue) -> Resul
 /// Throws a `Parse` error (with `offset`) only when `isPartial` is false and the output ends inside a
 /// tool call.
 #[wasm_bindgen(js_name = parseOutput)]
-pub fn parse_output(template_or_source: JsValue, text: &str, options: JsValue) -> Result<JsValue, JsValue> {
+pub fn parse_output(template_or_source: JsValue, text: &str, options: Option<String>) -> Result<JsValue, JsValue> {
     let (t, gp, opts) = parse_setup(&template_or_source, options)?;
-    let msg = js(crate::parse::parse_output(js(t.analysis())?, &gp, text, &opts))?;
-    to_js(&msg)
+    if let Some(d) = declared::declared_for(&template_or_source) {
+        let mut p = js(crate::response_template::declared_stream_parser(d, &gp, &opts))?;
+        p.push(text);
+        js(p.finish())?;
+        return to_js(&p.message().to_json(opts.reasoning_field));
+    }
+    let msg = js(crate::parse_output(js(t.analysis())?, &gp, text, &opts))?;
+    to_js(&msg.to_json(opts.reasoning_field))
 }
 
 /// Render assistant messages through the template and parse them back: the template's self-test.
 #[wasm_bindgen(js_name = verifyTemplate)]
 pub fn verify_template(template_or_source: JsValue) -> Result<JsValue, JsValue> {
     let t = template_arg(&template_or_source)?;
-    to_js(&crate::verify_template(&t))
+    to_js(&t.verify())
+}
+
+/// transformers' `parse_response`: parse `text` with a declared `response_template` object;
+/// returns the message dict exactly as transformers builds it. Options: `{prefix, tools}`.
+#[wasm_bindgen(js_name = parseResponse)]
+pub fn parse_response(text: &str, response_template: &str, options: Option<String>) -> Result<JsValue, JsValue> {
+    #[derive(serde::Deserialize, Default)]
+    #[serde(default, deny_unknown_fields)]
+    struct Opts {
+        prefix: String,
+        tools: Vec<serde_json::Value>,
+    }
+    let rt: serde_json::Value = from_json(response_template, "responseTemplate")?;
+    let opts: Opts = from_json_opt(options, "options")?;
+    to_js(&js(crate::response_template::parse_response(text, &rt, &opts.prefix, &opts.tools))?)
+}
+
+/// The analysis as a Hugging Face `response_template`: `{responseTemplate, losses}`.
+#[wasm_bindgen(js_name = responseTemplate)]
+pub fn response_template(template_or_source: JsValue, options: Option<String>) -> Result<JsValue, JsValue> {
+    let t = template_arg(&template_or_source)?;
+    let opts: crate::response_template::ResponseTemplateOptions = from_json_opt(options, "options")?;
+    to_js(&js(crate::response_template::response_template(&t, &opts))?)
 }
 
 /// Streaming parser: `push(chunk)` returns OpenAI `chat.completion.chunk` deltas; `finish()` flushes.
 #[wasm_bindgen(js_name = StreamParser)]
 pub struct JsStreamParser {
-    inner: crate::parse::StreamParser,
+    inner: crate::StreamParser,
     // Keeps the template (and its analysis) alive while the parser lives.
     _template: Rc<crate::ChatTemplate>,
     /// Reused for every chunk's deltas (saves an allocation per push).
     scratch: Vec<crate::api::Delta>,
+    /// The key reasoning deltas and the message use.
+    reasoning_field: crate::api::ReasoningField,
+    /// transformers-style region events (`pushEvents` / `finishEvents`).
+    regions: crate::response_template::RegionTracker,
 }
 
 #[wasm_bindgen(js_class = StreamParser)]
 impl JsStreamParser {
     /// `templateOrSource`: a `ChatTemplate` or a template source string; `options`: request options.
     #[wasm_bindgen(constructor)]
-    pub fn new(template_or_source: JsValue, options: JsValue) -> Result<JsStreamParser, JsValue> {
+    pub fn new(template_or_source: JsValue, options: Option<String>) -> Result<JsStreamParser, JsValue> {
         let (t, gp, opts) = parse_setup(&template_or_source, options)?;
-        let inner = js(crate::parse::StreamParser::new(js(t.analysis())?, &gp, &opts))?;
-        Ok(JsStreamParser { inner, _template: t, scratch: Vec::new() })
+        let inner = match declared::declared_for(&template_or_source) {
+            Some(d) => js(crate::response_template::declared_stream_parser(d, &gp, &opts))?,
+            None => js(crate::StreamParser::new(js(t.analysis())?, &gp, &opts))?,
+        };
+        Ok(JsStreamParser { inner, _template: t, scratch: Vec::new(), reasoning_field: opts.reasoning_field, regions: Default::default() })
     }
 
     /// Consume a chunk; returns the deltas it completed (often none while a marker may be starting).
@@ -164,27 +232,64 @@ impl JsStreamParser {
     pub fn push(&mut self, chunk: &str) -> JsValue {
         self.scratch.clear();
         self.inner.push_into(chunk, &mut self.scratch);
-        convert::deltas_to_js(&self.scratch)
+        convert::deltas_to_js(&self.scratch, self.reasoning_field)
     }
 
     /// End of output: returns the remaining deltas. With `isPartial: false`, output that ends inside a
     /// tool call throws a `Parse` error with `offset`; its `deltas` property holds the flushed deltas.
     pub fn finish(&mut self) -> Result<JsValue, JsValue> {
         match self.inner.finish() {
-            Ok(deltas) => Ok(convert::deltas_to_js(&deltas)),
+            Ok(deltas) => Ok(convert::deltas_to_js(&deltas, self.reasoning_field)),
             Err(e) => {
                 let err = convert::to_js_error(e);
-                let deltas = convert::deltas_to_js(&self.inner.take_failed_deltas());
+                let deltas = convert::deltas_to_js(&self.inner.take_failed_deltas(), self.reasoning_field);
                 let _ = js_sys::Reflect::set(&err, &JsValue::from_str("deltas"), &deltas);
                 Err(err)
             }
         }
     }
 
+    /// `push` that also returns transformers-style region events: `{deltas, events}` with events
+    /// `region_open` / `region_chunk` (`dirty`) / `region_close` for `thinking` / `content` / `tool_calls`.
+    #[wasm_bindgen(js_name = pushEvents)]
+    pub fn push_events(&mut self, chunk: &str) -> Result<JsValue, JsValue> {
+        self.scratch.clear();
+        self.inner.push_into(chunk, &mut self.scratch);
+        let mut events = Vec::new();
+        self.regions.feed(&self.scratch, &mut events);
+        self.deltas_and_events(events)
+    }
+
+    /// `finish` that also returns the last region events (the open region closes).
+    #[wasm_bindgen(js_name = finishEvents)]
+    pub fn finish_events(&mut self) -> Result<JsValue, JsValue> {
+        let deltas = match self.inner.finish() {
+            Ok(d) => d,
+            Err(e) => {
+                let err = convert::to_js_error(e);
+                let deltas = convert::deltas_to_js(&self.inner.take_failed_deltas(), self.reasoning_field);
+                let _ = js_sys::Reflect::set(&err, &JsValue::from_str("deltas"), &deltas);
+                return Err(err);
+            }
+        };
+        self.scratch = deltas;
+        let mut events = Vec::new();
+        self.regions.feed(&self.scratch, &mut events);
+        self.regions.finish(&mut events);
+        self.deltas_and_events(events)
+    }
+
+    fn deltas_and_events(&self, events: Vec<crate::response_template::RegionEvent>) -> Result<JsValue, JsValue> {
+        let out = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&out, &JsValue::from_str("deltas"), &convert::deltas_to_js(&self.scratch, self.reasoning_field));
+        let _ = js_sys::Reflect::set(&out, &JsValue::from_str("events"), &to_js(&events)?);
+        Ok(out.into())
+    }
+
     /// The message so far.
     #[wasm_bindgen(getter)]
     pub fn message(&self) -> Result<JsValue, JsValue> {
-        to_js(self.inner.message())
+        to_js(&self.inner.message().to_json(self.reasoning_field))
     }
 
     /// Problems seen in the output so far: `[{offset, message}]`.

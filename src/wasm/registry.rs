@@ -81,3 +81,13 @@ fn from_source(source: String) -> Result<Rc<ChatTemplate>, JsValue> {
     });
     Ok(t)
 }
+
+/// Forget every cached source template. Called after a wasm trap: the call that trapped may have left one
+/// of them half-initialised (a lazy analysis mid-way), and sources are recompiled on their next use.
+pub fn clear_source_cache() {
+    BY_SOURCE.with(|c| {
+        if let Ok(mut c) = c.try_borrow_mut() {
+            c.clear();
+        }
+    });
+}

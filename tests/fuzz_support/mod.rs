@@ -11,10 +11,11 @@ pub mod parse_support;
 
 use chat_autoparser::analysis::{Analysis, Handler};
 use chat_autoparser::api::{Message, ReasoningFormat, RequestOptions};
-use chat_autoparser::handlers::{detect_handler, make_parser};
-use chat_autoparser::parse::auto::AutoParser;
-use chat_autoparser::parse::prompt::parser_prefill;
-use chat_autoparser::parse::OutputParser;
+use chat_autoparser::analysis::detect_handler;
+use chat_autoparser::testing::make_parser;
+use chat_autoparser::testing::auto_parser;
+use chat_autoparser::testing::parser_prefill;
+use chat_autoparser::testing::OutputParser;
 use chat_autoparser::{ChatTemplate, RenderOptions};
 pub use parse_support::{random_chunks, run_chunks, Rng, Run};
 use std::collections::HashMap;
@@ -130,7 +131,7 @@ pub fn case_options(c: &serde_json::Value) -> RequestOptions {
 }
 
 /// The parsers that read a template's output: its dedicated handler, or the analysis-driven
-/// [`AutoParser`]; and always the template-free generic parser (it must survive any text). The
+/// auto parser; and always the template-free generic parser (it must survive any text). The
 /// third element says whether the parser is fed the generation prompt (the dedicated and generic
 /// parsers are; the AutoParser consumes its prefill itself and reads only the output).
 fn parsers_for(
@@ -146,7 +147,7 @@ fn parsers_for(
     } else if let Some(a) = analysis {
         let (a, o) = (a.clone(), options.clone());
         let prefill = parser_prefill(&a, gp, options);
-        out.push(("auto", Rc::new(move || Box::new(AutoParser::new(&a, &o, &prefill))), false));
+        out.push(("auto", Rc::new(move || auto_parser(&a, &o, &prefill)), false));
     }
     let o = options.clone();
     out.push(("generic", Rc::new(move || make_parser(Handler::Autoparser, &o, "")), true));

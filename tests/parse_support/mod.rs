@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use chat_autoparser::api::{Delta, Message};
-use chat_autoparser::parse::OutputParser;
+use chat_autoparser::testing::OutputParser;
 
 /// Result of one run: the deltas, the message they build, and finish's error text.
 pub struct Run {
@@ -83,7 +83,9 @@ pub fn harness_diff(actual: &Message, expected: &serde_json::Value) -> Option<St
     }
     for (a, e) in actual.tool_calls.iter().zip(&calls) {
         let g = |k: &str| e.get(k).and_then(|v| v.as_str()).unwrap_or("").to_string();
-        if a.function.name != g("name") || a.id != g("id") {
+        // Ids only where the case gives one: these parsers run below StreamParser, which generates
+        // the missing ones (see tests/call_ids.rs).
+        if a.function.name != g("name") || (!g("id").is_empty() && a.id != g("id")) {
             return Some(format!("call {:?}/{:?} != {:?}/{:?}", a.function.name, a.id, g("name"), g("id")));
         }
         if normalize_args(&a.function.arguments) != normalize_args(&g("arguments")) {

@@ -1,0 +1,78 @@
+//! The differential (auto) format: everything about it comes from the template's [`Analysis`].
+//! Its parser is the analysis-driven machine (`parse::auto`), its grammar [`super::auto_grammar`].
+
+use super::{auto_grammar, prefilled, Format};
+use crate::analysis::{Analysis, ReasoningMode, ToolFormat};
+use crate::api::{Delta, RequestOptions};
+use crate::gbnf::{token_units, Expr, Shape, Tool, ToolGrammar};
+use crate::parse::auto::AutoParser;
+use crate::text::is_space;
+use crate::parse::OutputParser;
+use crate::Result;
+
+/// The format the analysis describes.
+pub struct Auto;
+
+impl Format for Auto {
+    fn parser(&self, a: &Analysis, options: &RequestOptions, generation_prompt: &str) -> (Box<dyn OutputParser>, Vec<Delta>) {
+        prefilled(AutoParser::new(a, options), &parser_prefill(a, generation_prompt, options))
+    }
+
+    /// Rebuilt from the analysis' reasoning markers, as llama.cpp does:
+    /// `prompt-up-to-reasoning-start + start + reasoning [+ end + content]`.
+    fn continuation_prefill(&self, a: &Analysis, generation_prompt: &str, reasoning: &str, content: Option<&str>) -> String {
+        let mut gp = generation_prompt.to_string();
+        let r = &a.reasoning;
+        if !r.start.is_empty() {
+            let cut = gp.find(r.start.as_str()).unwrap_or(gp.len());
+            gp.truncate(cut);
+            gp.push_str(&r.start);
+            gp.push_str(reasoning);
+            if content.is_some() {
+                gp.push_str(&r.end);
+            }
+        }
+        gp.push_str(content.unwrap_or(""));
+        gp
+    }
+
+    fn reasoning_markers(&self, a: &Analysis) -> Option<(String, String)> {
+        let reasons = a.reasoning.mode != ReasoningMode::None && !a.reasoning.end.trim().is_empty();
+        reasons.then(|| (a.reasoning.start.clone(), a.reasoning.end.clone()))
+    }
+
+    /// Only when thinking is on: the template then opens or allows the block.
+    fn reasoning_block(&self, g: &mut ToolGrammar, a: &Analysis, thinking: bool) -> Expr {
+        g.reasoning_block(self.reasoning_markers(a).filter(|_| thinking))
+    }
+
+    fn tool_calls(&self, g: &mut ToolGrammar, a: &Analysis, tools: &[Tool]) -> Result<Option<Shape>> {
+        if a.tools.format.mode == ToolFormat::None {
+            return Ok(None);
+        }
+        auto_grammar::shape(g, a, tools).map(Some)
+    }
+
+    /// The analysis' markers, as the special tokens they are made of.
+    fn preserved_tokens(&self, a: &Analysis) -> Vec<String> {
+        a.preserved_tokens.iter().flat_map(|m| token_units(m)).collect()
+    }
+}
+
+/// The part of `generation_prompt` the parser consumes before the model output: from the reasoning
+/// start marker on (so the output starts inside reasoning), else the continued message's content.
+pub fn parser_prefill(analysis: &Analysis, generation_prompt: &str, options: &RequestOptions) -> String {
+    let start = analysis.reasoning.start.trim_matches(is_space);
+    if !start.is_empty() {
+        // The last occurrence: a continued message may repeat the marker after the template's own.
+        if let Some(p) = generation_prompt.rfind(start) {
+            return generation_prompt.get(p..).unwrap_or("").to_string();
+        }
+    }
+    if let Some(content) = options.continued_content() {
+        if generation_prompt.ends_with(&content) {
+            return content;
+        }
+    }
+    String::new()
+}

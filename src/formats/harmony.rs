@@ -1,0 +1,492 @@
+//! GPT-OSS "harmony" output: a sequence of messages
+//! `<|start|>assistant<|channel|>analysis<|message|>…<|end|>`.
+//!
+//! The header (between `<|start|>` and `<|message|>`) names a channel and optionally a recipient
+//! (`to=functions.NAME`, before or after the channel) and a constraint (`<|constrain|>json`). Routing:
+//! `analysis` → reasoning, `final` / `commentary` → content, a `functions.` recipient → a tool call
+//! whose arguments are the body, streamed; other recipients (built-in tools such as `python`) are not
+//! function calls and their bodies are dropped with a diagnostic. `<|return|>` and `<|call|>` stop.
+//!
+//! Headers are buffered until `<|message|>` (they are short); bodies stream with only a possible marker
+//! prefix held back. A header that breaks (newline, too long, or a message marker missing) is released
+//! as content with a diagnostic, so no text is lost.
+
+use super::{prefilled, Format};
+use crate::analysis::Analysis;
+use crate::api::{Delta, ReasoningFormat, RequestOptions};
+use crate::gbnf::{Expr, Shape, Tool, ToolGrammar, Trigger};
+use crate::parse::drive::{head, machine_parts, next_marker, tail, Input, Machine, MarkerMachine};
+use crate::parse::emit::{release_after_ws, Diagnostics, Emitter};
+use crate::parse::json_extent::is_valid_json;
+use crate::parse::OutputParser;
+use crate::{Error, ErrorKind, Result};
+
+const START: &str = "<|start|>";
+const CHANNEL: &str = "<|channel|>";
+const MESSAGE: &str = "<|message|>";
+const CONSTRAIN: &str = "<|constrain|>";
+const END: &str = "<|end|>";
+const RETURN: &str = "<|return|>";
+const CALL: &str = "<|call|>";
+
+const BETWEEN_MARKERS: [&str; 6] = [START, CHANNEL, MESSAGE, END, RETURN, CALL];
+const HEADER_MARKERS: [&str; 5] = [MESSAGE, START, END, RETURN, CALL];
+const BODY_MARKERS: [&str; 5] = [END, RETURN, CALL, START, CHANNEL];
+
+/// Longest header text accepted; real headers are a few dozen bytes.
+const MAX_HEADER: usize = 256;
+const AFTER_STOP: &str = "text after a harmony stop marker ignored";
+/// The role harmony assistant messages carry.
+const ROLE: &str = "assistant";
+
+/// Where the body of the current message goes.
+#[derive(Debug)]
+enum Dest {
+    Content,
+    Reasoning,
+    Tool { index: usize, args: String, at: usize },
+    /// A message to a non-function recipient (built-in tool): not part of the reply.
+    Ignored,
+}
+
+#[derive(Debug)]
+enum State {
+    /// Outside a message. Trailing whitespace is held (dropped if a message follows).
+    Between { ws: String },
+    /// Inside a header; `raw` is its text after `<|start|>`.
+    Header { raw: String, at: usize, started: bool },
+    Body(Dest),
+    /// After `<|return|>` / `<|call|>`.
+    Stopped,
+}
+
+/// Parsed header fields.
+#[derive(Debug, Default, PartialEq)]
+struct Header {
+    channel: Option<String>,
+    recipient: Option<String>,
+    /// Header words not understood, in order.
+    unknown: Vec<String>,
+    /// The body's content type (`json`).
+    content_type: Option<String>,
+}
+
+/// The channels harmony defines.
+const CHANNELS: [&str; 3] = ["analysis", "commentary", "final"];
+
+/// The harmony output parser.
+#[derive(Debug)]
+pub struct HarmonyParser {
+    emit: Emitter,
+    state: State,
+    input: Input,
+    calls: usize,
+    diags: Diagnostics,
+    stopped: bool,
+}
+
+impl HarmonyParser {
+    /// `json_response`: the request has a response-format schema.
+    pub fn new(reasoning: ReasoningFormat, json_response: bool) -> Self {
+        HarmonyParser {
+            emit: Emitter::new(reasoning, json_response),
+            state: State::Between { ws: String::new() },
+            input: Input::default(),
+            calls: 0,
+            diags: Diagnostics::default(),
+            stopped: false,
+        }
+    }
+
+    /// A marker seen outside a message.
+    fn marker_between(&mut self, m: &str, at: usize) {
+        self.state = match m {
+            START => State::Header { raw: String::new(), at, started: true },
+            CHANNEL => State::Header { raw: CHANNEL.to_string(), at, started: false },
+            MESSAGE => {
+                self.diags.add(at, "<|message|> without a header; body kept as content");
+                State::Body(Dest::Content)
+            }
+            RETURN | CALL => {
+                self.stop();
+                State::Stopped
+            }
+            _ => {
+                self.diags.add(at, format!("stray {m} ignored"));
+                State::Between { ws: String::new() }
+            }
+        };
+    }
+
+    fn stop(&mut self) {
+        self.stopped = true;
+        self.state = State::Stopped;
+    }
+
+    /// Release a broken header as content (without `<|start|>` and the role name).
+    fn flush_header(&mut self, at: usize, why: &str, out: &mut Vec<Delta>) {
+        if let State::Header { raw, started, .. } = &mut self.state {
+            let raw = std::mem::take(raw);
+            let text = if *started { raw.strip_prefix(ROLE).unwrap_or(&raw) } else { &raw };
+            self.diags.add(at, why);
+            self.emit.content(text, out);
+        }
+    }
+
+    fn open_message(&mut self, raw: &str, started: bool, h_at: usize, body_at: usize, out: &mut Vec<Delta>) {
+        let h = parse_header(raw, started);
+        if !h.unknown.is_empty() {
+            let text = h.unknown.join(" ");
+            self.diags.add(h_at, format!("unrecognised harmony header text `{text}` kept as content"));
+            self.emit.content(&text, out);
+        }
+        if let Some(ty) = h.content_type.as_deref().filter(|t| !t.eq_ignore_ascii_case("json")) {
+            // Bodies are read as JSON or text either way; the type word itself is not kept.
+            self.diags.add(h_at, format!("harmony content type `{ty}` is not json; ignored"));
+        }
+        let dest = match (&h.recipient, h.channel.as_deref()) {
+            (Some(r), _) if r.strip_prefix("functions.").map_or(false, |n| !n.is_empty()) => {
+                let name = r.strip_prefix("functions.").unwrap_or(r).to_string();
+                let index = self.calls;
+                self.calls += 1;
+                out.push(Delta::ToolCall { index, id: None, name: Some(name), arguments: None });
+                Dest::Tool { index, args: String::new(), at: body_at }
+            }
+            (Some(r), _) if r != ROLE => {
+                self.diags.add(h_at, format!("message to non-function recipient `{r}` ignored"));
+                Dest::Ignored
+            }
+            (_, Some("analysis")) => {
+                let from = raw.find(CHANNEL).unwrap_or(0);
+                let mut marker = tail(raw, from).to_string();
+                marker.push_str(MESSAGE);
+                self.emit.reasoning_marker(&marker, out);
+                Dest::Reasoning
+            }
+            // An unknown channel name was reported and kept above.
+            _ => Dest::Content,
+        };
+        self.state = State::Body(dest);
+    }
+
+    fn close_message(&mut self, dest: Dest, marker: &str, at: usize, out: &mut Vec<Delta>) {
+        match dest {
+            Dest::Reasoning => self.emit.reasoning_marker(marker, out),
+            Dest::Tool { index, args, .. } if !is_valid_json(&args) => {
+                self.diags.add(at, format!("arguments of tool call {index} are not valid JSON"));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Channel and recipient of a header such as `assistant to=functions.f<|channel|>commentary <|constrain|>json`.
+/// The last channel and the last `to=` win (models sometimes write `commentary to=assistant<|channel|>final`).
+/// Words that are none of role, `to=`, channel name or content type go to `unknown`: the model
+/// wrote them, so they are kept (as content) rather than dropped.
+fn parse_header(raw: &str, started: bool) -> Header {
+    let mut h = Header::default();
+    let mut rest = raw;
+    let mut kind: Option<&str> = None;
+    // A content type follows `<|constrain|>`, or — in a tool call's header — stands bare after the
+    // channel name (`<|channel|>commentary json`, as the gpt-oss template writes it).
+    let mut constrained = false;
+    let mut bare_type: Option<usize> = None;
+    loop {
+        let (seg, next) = match next_marker(rest, &[CHANNEL, CONSTRAIN]) {
+            Some((p, i)) => {
+                let m = if i == 0 { CHANNEL } else { CONSTRAIN };
+                (head(rest, p), Some((m, tail(rest, p + m.len()))))
+            }
+            None => (rest, None),
+        };
+        for (i, tok) in seg.split_whitespace().enumerate() {
+            // The role opens a `<|start|>` header; glued text after it (`assistant<|chan`) is unknown.
+            let tok = match (i, kind) {
+                (0, None) if started => tok.strip_prefix(ROLE).unwrap_or(tok),
+                _ => tok,
+            };
+            if tok.is_empty() {
+                continue;
+            }
+            if let Some(r) = tok.strip_prefix("to=") {
+                // The last recipient wins; an earlier one is kept as text.
+                if let Some(old) = h.recipient.replace(r.to_string()) {
+                    h.unknown.push(format!("to={old}"));
+                }
+            } else if i == 0 && kind == Some(CHANNEL) {
+                if !CHANNELS.contains(&tok) {
+                    h.unknown.push(tok.to_string());
+                }
+                h.channel = Some(tok.to_string());
+            } else if i == 0 && kind == Some(CONSTRAIN) && is_content_type(tok) && !constrained {
+                constrained = true;
+                h.content_type = Some(tok.to_string());
+            } else {
+                if kind == Some(CHANNEL) && bare_type.is_none() && is_content_type(tok) {
+                    bare_type = Some(h.unknown.len());
+                }
+                h.unknown.push(tok.to_string());
+            }
+        }
+        match next {
+            Some((m, r)) => {
+                kind = Some(m);
+                rest = r;
+            }
+            None => break,
+        }
+    }
+    if let Some(i) = bare_type.filter(|_| !constrained && h.recipient.is_some()) {
+        h.content_type = Some(h.unknown.remove(i));
+    }
+    h
+}
+
+/// Whether a header's text so far can still be a header: every word it has that is not understood
+/// could be the start of one that is (the last word may be incomplete).
+fn could_become_header(raw: &str, started: bool) -> bool {
+    const WORDS: [&str; 7] = ["to=", "analysis", "commentary", "final", "json", ROLE, "<|constrain|>"];
+    parse_header(raw, started).unknown.iter().all(|w| w.starts_with("to=") || WORDS.iter().any(|k| k.starts_with(w.as_str())))
+}
+
+/// A word shaped like a content type (`json`, `application/json`).
+fn is_content_type(tok: &str) -> bool {
+    tok.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '+' | '-' | '.'))
+}
+
+impl Machine for HarmonyParser {
+    machine_parts!();
+
+    fn settle(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
+        let mut result = Ok(());
+        match &self.state {
+            State::Header { at, .. } if !is_partial => {
+                let at = *at;
+                self.flush_header(at, "output ended inside a harmony header, kept as content", out);
+            }
+            // A partial result shows text that can no longer become a header (`Hello world` right
+            // after the prompt's `<|start|>assistant`) as the content it will end up as either way.
+            State::Header { raw, at, started } if !could_become_header(raw, *started) => {
+                let at = *at;
+                self.flush_header(at, "text where a harmony header belongs, kept as content", out);
+            }
+            State::Body(Dest::Tool { index, args, at }) if !is_partial && !is_valid_json(args) => {
+                let msg = format!("tool call {index} ends before its JSON arguments are complete");
+                self.diags.add(*at, msg.clone());
+                result = Err(Error::new(ErrorKind::Parse, msg).with_offset(*at));
+            }
+            _ => {}
+        }
+        result
+    }
+
+    fn step(&mut self, rest: &str, at: usize, at_end: bool, out: &mut Vec<Delta>) -> Option<usize> {
+        let markers: &[&str] = match self.state {
+            State::Between { .. } => &BETWEEN_MARKERS,
+            State::Header { .. } => &HEADER_MARKERS,
+            State::Body(_) => &BODY_MARKERS,
+            State::Stopped => &[],
+        };
+        self.scan_step(rest, markers, at, at_end, out)
+    }
+
+
+    fn stopped(&self) -> bool {
+        self.stopped
+    }
+}
+
+impl MarkerMachine for HarmonyParser {
+    fn on_text(&mut self, text: &str, at: usize, out: &mut Vec<Delta>) -> usize {
+        match &mut self.state {
+            State::Between { ws } => {
+                if let Some(s) = release_after_ws(ws, text) {
+                    self.diags.add(at, "text outside a harmony message, kept as content");
+                    self.emit.content(&s, out);
+                }
+            }
+            State::Header { raw, .. } => {
+                // The first newline or the byte past the length cap ends a plausible header.
+                let room = MAX_HEADER.saturating_sub(raw.len());
+                let bad = text.char_indices().find(|&(i, c)| c == '\n' || i + c.len_utf8() > room).map(|(i, _)| i);
+                match bad {
+                    None => raw.push_str(text),
+                    Some(j) => {
+                        raw.push_str(head(text, j));
+                        self.flush_header(at + j, "malformed harmony header, kept as content", out);
+                        self.state = State::Body(Dest::Content);
+                        return j;
+                    }
+                }
+            }
+            State::Body(dest) => match dest {
+                Dest::Content => self.emit.content(text, out),
+                Dest::Reasoning => self.emit.reasoning(text, out),
+                Dest::Tool { index, args, .. } => {
+                    args.push_str(text);
+                    out.push(Delta::ToolCall { index: *index, id: None, name: None, arguments: Some(text.to_string()) });
+                }
+                Dest::Ignored => {}
+            },
+            State::Stopped => {
+                let reported = self.diags.list().last().map_or(false, |d| d.message == AFTER_STOP);
+                if !text.trim().is_empty() && !reported {
+                    self.diags.add(at, AFTER_STOP);
+                }
+            }
+        }
+        text.len()
+    }
+
+    fn on_marker(&mut self, m: &str, at: usize, out: &mut Vec<Delta>) {
+        match std::mem::replace(&mut self.state, State::Stopped) {
+            State::Between { .. } => self.marker_between(m, at),
+            State::Header { raw, at: h_at, started } => {
+                if m == MESSAGE {
+                    self.open_message(&raw, started, h_at, at + m.len(), out);
+                } else {
+                    self.state = State::Header { raw, at: h_at, started };
+                    self.flush_header(at, "harmony header without <|message|>, kept as content", out);
+                    self.marker_between(m, at);
+                }
+            }
+            State::Body(dest) => {
+                self.close_message(dest, m, at, out);
+                match m {
+                    END => self.state = State::Between { ws: String::new() },
+                    RETURN | CALL => self.stop(),
+                    _ => {
+                        self.diags.add(at, "harmony message not closed by <|end|>");
+                        self.marker_between(m, at);
+                    }
+                }
+            }
+            State::Stopped => self.state = State::Stopped,
+        }
+    }
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_fields_in_any_order() {
+        let h = parse_header("assistant to=functions.f<|channel|>analysis", true);
+        assert_eq!((h.channel.as_deref(), h.recipient.as_deref()), (Some("analysis"), Some("functions.f")));
+        let h = parse_header("<|channel|>commentary to=functions.edit <|constrain|>json", false);
+        assert_eq!((h.channel.as_deref(), h.recipient.as_deref()), (Some("commentary"), Some("functions.edit")));
+        let h = parse_header("<|channel|>commentary to=assistant<|channel|>final", false);
+        assert_eq!((h.channel.as_deref(), h.recipient.as_deref()), (Some("final"), Some("assistant")));
+        assert!(h.unknown.is_empty());
+    }
+
+    #[test]
+    fn header_words_not_understood_are_kept() {
+        let h = parse_header("assista>nt<|channel|>final", true);
+        assert_eq!(h.unknown, ["assista>nt"]);
+        let h = parse_header("assistant<</think>|channel|>analysis", true);
+        assert_eq!((h.channel, h.unknown), (None, vec!["<</think>|channel|>analysis".to_string()]));
+        let h = parse_header("<|channel|>commentary functions.f <|constrain|>json x", false);
+        assert_eq!(h.unknown, ["functions.f", "x"]);
+        let h = parse_header("<|channel|>analys<x>is to=functions.f", false);
+        assert_eq!((h.recipient.as_deref(), h.unknown), (Some("functions.f"), vec!["analys<x>is".to_string()]));
+        // A bare content type is understood in a tool call's header only.
+        assert!(parse_header("assistant to=functions.f<|channel|>commentary json", true).unknown.is_empty());
+        assert_eq!(parse_header("assistant<|channel|>commentary json", true).unknown, ["json"]);
+        assert_eq!(parse_header("<|channel|>final <|constrain|>js```on", false).unknown, ["js```on"]);
+        assert_eq!(parse_header("<|channel|>final <|constrain|>it <|constrain|>json", false).unknown, ["json"]);
+        let h = parse_header("assistant to=functions<.f<|channel|>to=functions.g", true);
+        assert_eq!((h.recipient.as_deref(), h.unknown), (Some("functions.g"), vec!["to=functions<.f".to_string()]));
+    }
+}
+
+/// The generation prompt for a continued assistant message (`continue_final_message`): harmony
+/// writes reasoning in the `analysis` channel and the answer in a new `final` message, so a
+/// prefill is rebuilt as those channels after the template's `<|start|>assistant`.
+pub fn continuation_prefill(generation_prompt: &str, reasoning: &str, content: Option<&str>) -> String {
+    let mut gp = generation_prompt.to_string();
+    let has_reasoning = !reasoning.is_empty() || content.is_none();
+    if has_reasoning {
+        gp.push_str(&format!("{CHANNEL}analysis{MESSAGE}{reasoning}"));
+    }
+    if let Some(content) = content {
+        if has_reasoning {
+            gp.push_str(&format!("{END}{START}{ROLE}"));
+        }
+        gp.push_str(&format!("{CHANNEL}final{MESSAGE}{content}"));
+    }
+    gp
+}
+
+/// The GPT-OSS harmony format.
+pub struct Harmony;
+
+impl Harmony {
+    fn constrain(g: &mut ToolGrammar) -> Expr {
+        let sp = g.b.space();
+        let word = Expr::plus(Expr::ranges(&[('A', 'Z'), ('a', 'z'), ('0', '9'), ('_', '_'), ('-', '-')]));
+        Expr::opt(Expr::seq([sp, Expr::opt(Expr::lit("<|constrain|>")), word]))
+    }
+}
+
+impl Format for Harmony {
+    fn parser(&self, _a: &Analysis, options: &RequestOptions, generation_prompt: &str) -> (Box<dyn OutputParser>, Vec<Delta>) {
+        prefilled(HarmonyParser::new(options.reasoning_format, options.json_schema.is_some()), generation_prompt)
+    }
+
+    fn continuation_prefill(&self, _a: &Analysis, generation_prompt: &str, reasoning: &str, content: Option<&str>) -> String {
+        continuation_prefill(generation_prompt, reasoning, content)
+    }
+
+    /// The analysis channel is a message of its own, not a block.
+    fn reasoning_markers(&self, _a: &Analysis) -> Option<(String, String)> {
+        None
+    }
+
+    fn reasoning_block(&self, g: &mut ToolGrammar, _a: &Analysis, _thinking: bool) -> Expr {
+        let body = g.b.until(END);
+        let block = Expr::seq([Expr::lit("<|channel|>analysis<|message|>"), body, Expr::lit("<|end|><|start|>assistant")]);
+        Expr::opt(g.b.add("reasoning", block))
+    }
+
+    /// The answer is the `final` channel's message, optionally constrained (`<|constrain|>json`).
+    fn response(&self, g: &mut ToolGrammar, a: &Analysis, value: Expr, thinking: bool) -> Expr {
+        let sp = g.b.space();
+        let reasoning = self.reasoning_block(g, a, thinking);
+        let constrain = Self::constrain(g);
+        Expr::seq([reasoning, Expr::lit("<|channel|>final"), constrain, Expr::lit("<|message|>"), sp.clone(), value, sp])
+    }
+
+    /// `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>` (the recipient
+    /// may also come before the channel).
+    fn tool_calls(&self, g: &mut ToolGrammar, a: &Analysis, tools: &[Tool]) -> Result<Option<Shape>> {
+        let channel = Expr::seq([Expr::lit("<|channel|>"), Expr::alt([Expr::lit("commentary"), Expr::lit("analysis")])]);
+        let constrain = Self::constrain(g);
+        let sp = g.b.space();
+        let mut alts = Vec::new();
+        for tool in tools {
+            let hint = format!("tool-{}", tool.name);
+            let args = g.json_args(tool, &format!("{hint}-args"))?;
+            let recipient = Expr::seq([Expr::lit(" to=functions."), Expr::lit(tool.name.clone())]);
+            let head = Expr::alt([Expr::seq([recipient.clone(), channel.clone()]), Expr::seq([channel.clone(), recipient])]);
+            let body = Expr::seq([head, constrain.clone(), Expr::lit("<|message|>"), sp.clone(), args, sp.clone(), Expr::opt(Expr::lit("<|call|>"))]);
+            alts.push(g.b.add(&hint, body));
+        }
+        let any = g.b.add("tool-call", Expr::alt(alts));
+        let calls = g.repeated(any, Expr::lit("<|start|>assistant"));
+        let triggers = vec![
+            Trigger::pattern(r"^\s+to$"),
+            Trigger::pattern(r"^<\|channel\|>(?:commentary|analysis)\s+to=functions$"),
+            Trigger::pattern(r"<\|start\|>assistant(\s+to)"),
+            Trigger::pattern(r"<\|start\|>assistant(<\|channel\|>(?:commentary|analysis)\s+to)"),
+        ];
+        Ok(Some(Shape { calls, triggers, content_stop: None, preserved: self.preserved_tokens(a) }))
+    }
+
+    fn preserved_tokens(&self, _a: &Analysis) -> Vec<String> {
+        [CHANNEL, CONSTRAIN, MESSAGE, START, END].map(String::from).to_vec()
+    }
+}

@@ -1,0 +1,628 @@
+//! The analysis-driven output parser: one state machine for whole text and streams.
+//!
+//! Configured from an `Analysis` (see [`ParserConfig`]), it walks the output once:
+//! optional reasoning block → content (with optional wrapper markers) → tool calls in one of the
+//! three formats, back to content. Every state consumes what it can decide and holds back only a
+//! suffix that could still start a marker, so streaming in any chunking gives the same message in
+//! O(n) total.
+//!
+//! It is a [`Machine`] on the shared driver and [`Emitter`], like the dedicated format parsers. The
+//! text states (reasoning, content, wrapped content) live here; the tool-call states in [`tool`].
+//!
+//! Failure policy: while streaming nothing fails. A tool call that breaks before its header (name)
+//! was emitted is rolled back into content; one that breaks later ends where it broke. Either way a
+//! [`Diagnostic`] is recorded. Only `finish(is_partial = false)` inside an unfinished call errors.
+
+mod tool;
+
+use super::config::{ParserConfig, ToolConfig};
+use super::drive::{machine_parts, Input, Machine};
+use super::emit::{Diagnostics, Emitter};
+use super::marker::{Expect, Marker};
+use crate::analysis::{Analysis, ToolFormat};
+use crate::api::{Delta, ReasoningFormat, RequestOptions};
+use crate::text::is_space;
+use crate::{Error, ErrorKind, Result};
+use std::rc::Rc;
+use tool::{Call, ToolStep};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum State {
+    /// Before anything: an optional reasoning start marker.
+    Start,
+    /// Reasoning without a start marker: undecided until its end marker (or a tool call) shows.
+    DelimReasoning {
+        /// Absolute offset up to which the end marker (and a call trigger) were searched.
+        scanned: usize,
+    },
+    Reasoning {
+        /// Leading whitespace of the block, held until something else shows (whitespace-only
+        /// reasoning is dropped).
+        ws: String,
+        started: bool,
+    },
+    Content,
+    /// Inside content wrapper markers.
+    Wrapped,
+    Tool(ToolStep),
+}
+
+enum Step {
+    /// Consumed this many bytes (0 only together with a state change).
+    Adv(usize),
+    /// Need more input.
+    Wait,
+    /// The current tool call is malformed at this byte offset (what came before it was consumed).
+    Fail(&'static str, usize),
+}
+
+/// The auto parser. Build it with [`AutoParser::new`]; use it as an
+/// [`OutputParser`](super::OutputParser) (after [`Machine::prefill`]).
+#[derive(Debug)]
+pub struct AutoParser {
+    /// Shared so states can read markers while mutating the parser.
+    cfg: Rc<ParserConfig>,
+    state: State,
+    input: Input,
+    emit: Emitter,
+    /// Optional whitespace (a marker's trailing whitespace) to skip next.
+    trail: String,
+    call: Call,
+    calls: usize,
+    in_array: bool,
+    /// Calls sit in a section (entered by the section marker, not by a bare per-call marker).
+    section_open: bool,
+    diags: Diagnostics,
+    /// Bytes that may start a marker of the text states (see [`AutoParser::plain_text`]).
+    text_marker_bytes: Box<[bool; 256]>,
+}
+
+
+impl AutoParser {
+    /// A parser for `analysis` and `options`. Feed it the part of the generation prompt the model's
+    /// output continues (e.g. `<think>\n`; see `formats::parser_prefill`) with [`Machine::prefill`].
+    pub fn new(analysis: &Analysis, options: &RequestOptions) -> AutoParser {
+        // Reasoning is extracted or left in content (`none`); `deepseek-legacy` is built above.
+        let format = if options.reasoning_format == ReasoningFormat::None { ReasoningFormat::None } else { ReasoningFormat::Auto };
+        let mut p = AutoParser {
+            cfg: Rc::new(ParserConfig::new(analysis, options)),
+            state: State::Start,
+            input: Input::default(),
+            emit: Emitter::new(format, false),
+            trail: String::new(),
+            call: Call::default(),
+            calls: 0,
+            in_array: false,
+            section_open: false,
+            diags: Diagnostics::default(),
+            text_marker_bytes: Box::new([false; 256]),
+        };
+        let cfg = Rc::clone(&p.cfg);
+        let text_markers = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s, e]);
+        let tool_markers = cfg.tools.iter().flat_map(|t| [&t.trigger, &t.call_trigger]);
+        for m in text_markers.chain(tool_markers) {
+            m.mark_first_bytes(&mut p.text_marker_bytes);
+        }
+        p
+    }
+
+    fn tools(&self) -> Option<&ToolConfig> {
+        self.cfg.tools.as_ref()
+    }
+
+    fn diag(&mut self, abs: usize, message: impl Into<String>) {
+        self.diags.add(abs, message);
+    }
+
+    // ---- emission -------------------------------------------------------------------------
+
+    fn emit_content(&mut self, s: &str, out: &mut Vec<Delta>) {
+        self.emit.content(s, out);
+    }
+
+    fn emit_reasoning(&mut self, s: &str, out: &mut Vec<Delta>) {
+        if s.is_empty() {
+            return;
+        }
+        // Whitespace-only reasoning is dropped (llama.cpp discards e.g. `<think>\n</think>`).
+        let State::Reasoning { ws, started } = &mut self.state else {
+            // A whole block at once (delimiter-style reasoning).
+            if !s.chars().all(is_space) {
+                self.emit.reasoning(s, out);
+            }
+            return;
+        };
+        if !*started {
+            if s.chars().all(is_space) {
+                ws.push_str(s);
+                return;
+            }
+            *started = true;
+        }
+        if ws.is_empty() {
+            self.emit.reasoning(s, out);
+        } else {
+            let mut text = std::mem::take(ws);
+            text.push_str(s);
+            self.emit.reasoning(&text, out);
+        }
+    }
+
+    /// A reasoning block opens (its whitespace not yet seen).
+    fn reasoning_state() -> State {
+        State::Reasoning { ws: String::new(), started: false }
+    }
+
+    /// Emit the call's header, id and pending argument text as far as they are known.
+    fn flush_call(&mut self, out: &mut Vec<Delta>) {
+        if !matches!(self.state, State::Tool(_)) && !self.call.committed {
+            return;
+        }
+        let call = &mut self.call;
+        if !call.committed {
+            if !(call.header_ready && call.data.tool.is_some()) {
+                return;
+            }
+            call.committed = true;
+            call.raw.clear();
+            call.index = self.calls;
+            self.calls += 1;
+            call.id_sent = !call.data.id.is_empty();
+            let id = call.id_sent.then(|| call.data.id.clone());
+            out.push(Delta::ToolCall { index: call.index, id, name: Some(call.data.name.clone()), arguments: None });
+        }
+        if !call.id_sent && !call.data.id.is_empty() {
+            call.id_sent = true;
+            out.push(Delta::ToolCall { index: call.index, id: Some(call.data.id.clone()), name: None, arguments: None });
+        }
+        if !call.data.args.is_empty() {
+            let args = std::mem::take(&mut call.data.args);
+            self.emit.tool_args(call.index, args, out);
+        }
+    }
+
+    // ---- driver ---------------------------------------------------------------------------
+
+    /// One step, with the bookkeeping every step shares: text read by a call that may still be
+    /// rolled back is kept, a broken call is settled, and what is known of a call goes out.
+    fn step_once(&mut self, text: &str, abs: usize, eof: bool, out: &mut Vec<Delta>) -> Option<usize> {
+        let uncommitted_call = matches!(self.state, State::Tool(_)) && !self.call.committed;
+        let consumed = match self.step(text, abs, eof, out) {
+            Step::Adv(n) => {
+                let n = n.min(text.len());
+                if uncommitted_call && !self.call.committed && matches!(self.state, State::Tool(_)) {
+                    self.call.raw.push_str(text.get(..n).unwrap_or(""));
+                }
+                Some(n)
+            }
+            Step::Wait => None,
+            Step::Fail(msg, n) => {
+                let n = n.min(text.len());
+                if !self.call.committed {
+                    self.call.raw.push_str(text.get(..n).unwrap_or(""));
+                }
+                self.fail_call(abs + n, msg, out);
+                Some(n)
+            }
+        };
+        self.flush_call(out);
+        consumed
+    }
+
+    /// A tool call broke: roll it back into content if nothing of it was emitted yet.
+    fn fail_call(&mut self, abs: usize, msg: &str, out: &mut Vec<Delta>) {
+        self.diag(abs, msg);
+        if self.call.committed {
+            // Argument text read before the break goes out as a stream would have sent it: how much
+            // was already flushed depends on the chunking, so all of it must be.
+            self.flush_call(out);
+        } else {
+            let raw = std::mem::take(&mut self.call.raw);
+            self.emit_content(&raw, out);
+        }
+        self.call = Call::default();
+        self.in_array = false;
+        self.state = State::Content;
+    }
+
+    fn begin_call(&mut self, abs: usize, raw: &str) {
+        self.call = Call { start: abs, raw: raw.to_string(), ..Call::default() };
+    }
+
+    /// Skip the pending optional whitespace. Returns bytes skipped, or `None` to wait.
+    fn skip_trail(&mut self, text: &str, eof: bool) -> Option<usize> {
+        if self.trail.is_empty() {
+            return Some(0);
+        }
+        let n = text.bytes().zip(self.trail.bytes()).take_while(|(a, b)| a == b).count();
+        if n == text.len() && n < self.trail.len() && !eof {
+            self.trail.drain(..n);
+            return if n == 0 { None } else { Some(n) };
+        }
+        self.trail.clear();
+        Some(n)
+    }
+
+    fn step(&mut self, text: &str, abs: usize, eof: bool, out: &mut Vec<Delta>) -> Step {
+        match &self.state {
+            State::Start => self.step_start(text, abs, eof),
+            &State::DelimReasoning { scanned } => self.step_delim_reasoning(scanned, text, abs, eof, out),
+            State::Reasoning { .. } => self.step_reasoning(text, eof, out),
+            State::Content => self.step_content(text, abs, eof, out),
+            State::Wrapped => self.step_wrapped(text, eof, out),
+            &State::Tool(t) => self.step_tool(t, text, abs, eof),
+        }
+    }
+
+    fn step_start(&mut self, text: &str, abs: usize, eof: bool) -> Step {
+        let cfg = Rc::clone(&self.cfg);
+        let Some((start, _)) = &cfg.reasoning else {
+            self.state = State::Content;
+            return Step::Adv(0);
+        };
+        if start.is_empty() {
+            self.state = State::DelimReasoning { scanned: 0 };
+            return Step::Adv(0);
+        }
+        match start.expect(text, eof) {
+            Expect::Matched(n) => {
+                self.trail = start.trail.clone();
+                self.state = Self::reasoning_state();
+                Step::Adv(n)
+            }
+            Expect::No => {
+                // `<|channel><|channel>thought`: a repeated head of the start marker is a stray token.
+                if let Some(head) = start.token_head() {
+                    let lead = text.len() - text.trim_start_matches(is_space).len();
+                    if let Some(rest) = text.get(lead..).and_then(|t| t.strip_prefix(head)) {
+                        match start.expect(rest, eof) {
+                            Expect::Matched(_) => {
+                                self.diag(abs + lead, format!("stray {head:?} before the reasoning start marker dropped"));
+                                return Step::Adv(lead + head.len());
+                            }
+                            Expect::NeedMore => return Step::Wait,
+                            Expect::No => {}
+                        }
+                    }
+                }
+                self.state = State::Content;
+                Step::Adv(0)
+            }
+            Expect::NeedMore => Step::Wait,
+        }
+    }
+
+    fn step_delim_reasoning(&mut self, scanned: usize, text: &str, abs: usize, eof: bool, out: &mut Vec<Delta>) -> Step {
+        let Some((_, end)) = &self.cfg.reasoning else {
+            self.state = State::Content;
+            return Step::Adv(0);
+        };
+        let from = floor_boundary(text, scanned.saturating_sub(abs));
+        let found = end.find(text.get(from..).unwrap_or("")).map(|(s, e)| (s + from, e + from));
+        let trigger = self.tools().and_then(|t| t.trigger.find(text.get(from..).unwrap_or(""))).map(|(s, _)| s + from);
+        match found {
+            Some((s, e)) if trigger.is_none_or(|t| t >= s) => {
+                let trail = end.trail.clone();
+                self.emit_reasoning(text.get(..s).unwrap_or(""), out);
+                self.trail = trail;
+                self.state = State::Content;
+                Step::Adv(e)
+            }
+            // No end marker before a tool call (or the end of the text): it was content all along.
+            _ if trigger.is_some() || eof => {
+                self.state = State::Content;
+                Step::Adv(0)
+            }
+            _ => {
+                // Both searches resume where a marker could still be starting.
+                let longest = self.tools().map_or(0, |t| t.trigger.core.len()).max(end.core.len());
+                self.state = State::DelimReasoning { scanned: abs + text.len().saturating_sub(longest) };
+                Step::Wait
+            }
+        }
+    }
+
+    fn step_reasoning(&mut self, text: &str, eof: bool, out: &mut Vec<Delta>) -> Step {
+        let cfg = Rc::clone(&self.cfg);
+        self.until_end(text, cfg.reasoning.as_ref().map(|(_, e)| e), eof, out, true)
+    }
+
+    /// Shared by reasoning and wrapped content: emit text up to the block's end marker (holding back
+    /// a possible partial marker), then continue with content.
+    fn until_end(&mut self, text: &str, end: Option<&Marker>, eof: bool, out: &mut Vec<Delta>, reasoning: bool) -> Step {
+        let Some(skipped) = self.skip_trail(text, eof) else { return Step::Wait };
+        if skipped > 0 {
+            return Step::Adv(skipped);
+        }
+        let Some(end) = end else {
+            self.state = State::Content;
+            return Step::Adv(0);
+        };
+        let call_tools = self.tools().filter(|t| reasoning && self.cfg.reasoning_ends_at_call && !t.trigger_is_body);
+        let scope = match call_tools {
+            Some(t) => search_scope(text, &[end, &t.trigger, &t.call_trigger]),
+            None => search_scope(text, &[end]),
+        };
+        let found = end.find(scope);
+        if let Some(t) = call_tools {
+            let call = [&t.trigger, &t.call_trigger].iter().filter_map(|m| m.find(scope)).map(|(s, _)| s).min();
+            if let Some(c) = call.filter(|c| found.is_none_or(|(s, _)| *c < s)) {
+                // The call starts reasoning's end without the end marker.
+                self.emit_reasoning(text.get(..c).unwrap_or(""), out);
+                self.state = State::Content;
+                return Step::Adv(c);
+            }
+        }
+        let call_keep = call_tools.map_or(0, |t| t.trigger.holdback(text).max(t.call_trigger.holdback(text)));
+        let (n, consumed) = match found {
+            Some((s, e)) => (s, Some(e)),
+            None => (text.len() - if eof { 0 } else { end.holdback(text).max(call_keep) }, None),
+        };
+        let piece = text.get(..n).unwrap_or("");
+        if reasoning {
+            self.emit_reasoning(piece, out);
+        } else {
+            self.emit_content(piece, out);
+        }
+        match consumed {
+            Some(e) => {
+                if reasoning {
+                    }
+                self.trail = end.trail.clone();
+                self.state = State::Content;
+                Step::Adv(e)
+            }
+            None if n == 0 => Step::Wait,
+            None => Step::Adv(n),
+        }
+    }
+
+    fn step_content(&mut self, text: &str, abs: usize, eof: bool, out: &mut Vec<Delta>) -> Step {
+        let Some(skipped) = self.skip_trail(text, eof) else { return Step::Wait };
+        if skipped > 0 {
+            return Step::Adv(skipped);
+        }
+        // Every marker this step looks for is searched only up to the first one present (see search_scope).
+        let cfg = Rc::clone(&self.cfg);
+        let mut wanted: Vec<&Marker> = Vec::new();
+        if let Some(t) = self.tools() {
+            wanted.extend([&t.trigger, &t.call_trigger]);
+        }
+        wanted.extend(cfg.content_wrap.as_ref().map(|(s, _)| s));
+        if let Some((s, e)) = cfg.reasoning.as_ref() {
+            wanted.extend([s, e]);
+        }
+        let scope = search_scope(text, &wanted);
+        let trigger = self.tools().and_then(|t| {
+            let section = t.trigger.find(scope).map(|m| (m, t.trigger_is_body, true));
+            let call = t.call_trigger.find(scope).map(|m| (m, false, false));
+            match (section, call) {
+                (Some(a), Some(b)) => Some(if b.0 .0 < a.0 .0 { b } else { a }),
+                (a, b) => a.or(b),
+            }
+        });
+        let wrap = self.cfg.content_wrap.as_ref().and_then(|(s, _)| s.find(scope));
+        if let Some(step) = self.reasoning_in_content(text, scope, abs, trigger.map(|t| t.0 .0), wrap.map(|w| w.0), out) {
+            return step;
+        }
+        match (trigger, wrap) {
+            (Some(((s, e), body, section)), w) if w.is_none_or(|(ws, _)| s < ws) => {
+                let Some(tools) = self.tools() else { return Step::Wait };
+                let section_open = section && !tools.section_start.is_empty();
+                let next = if body {
+                    ToolStep::JsonOpen
+                } else if !section {
+                    ToolStep::CallOpen
+                } else if !tools.section_start.is_empty() {
+                    if tools.format == ToolFormat::JsonNative { ToolStep::JsonOpen } else { ToolStep::Section }
+                } else if !tools.per_call_start.is_empty() {
+                    if tools.format == ToolFormat::JsonNative { ToolStep::JsonOpen } else { ToolStep::CallOpen }
+                } else {
+                    ToolStep::Name
+                };
+                self.section_open = section_open;
+                self.emit_content(text.get(..s).unwrap_or(""), out);
+                let consumed = if body { s } else { e };
+                self.begin_call(abs + s, text.get(s..consumed).unwrap_or(""));
+                self.in_array = false;
+                self.state = State::Tool(next);
+                Step::Adv(consumed)
+            }
+            (_, Some((s, e))) => {
+                let trail = self.cfg.content_wrap.as_ref().map(|(m, _)| m.trail.clone()).unwrap_or_default();
+                self.emit_content(text.get(..s).unwrap_or(""), out);
+                self.trail = trail;
+                self.state = State::Wrapped;
+                Step::Adv(e)
+            }
+            _ => {
+                let keep = if eof {
+                    0
+                } else {
+                    let t = self.tools().map_or(0, |t| t.trigger.holdback(text).max(t.call_trigger.holdback(text)));
+                    let w = self.cfg.content_wrap.as_ref().map_or(0, |(s, _)| s.holdback(text));
+                    t.max(w).max(self.reasoning_holdback(text))
+                };
+                let n = text.len() - keep;
+                self.emit_content(text.get(..n).unwrap_or(""), out);
+                if n == 0 { Step::Wait } else { Step::Adv(n) }
+            }
+        }
+    }
+
+    /// Reasoning markers met in content, when one comes before any tool call (`call_at`) or content
+    /// wrapper (`wrap_at`): a start marker re-opens reasoning (interleaved thinking; an empty block
+    /// vanishes, see `emit_reasoning`) and a stray end marker is dropped. Both are recognised markers,
+    /// so nothing the model wrote is lost; each leaves a diagnostic except a re-opened block.
+    /// `scope`: the start of `text` that holds the first of the markers the content step looks for.
+    fn reasoning_in_content(&mut self, text: &str, scope: &str, abs: usize, call_at: Option<usize>, wrap_at: Option<usize>, out: &mut Vec<Delta>) -> Option<Step> {
+        let cfg = Rc::clone(&self.cfg);
+        let (start, end) = cfg.reasoning.as_ref()?;
+        let open = start.find(scope).map(|m| (m, true));
+        let close = end.find(scope).map(|m| (m, false));
+        let ((s, e), opens) = match (open, close) {
+            (Some(a), Some(b)) => if b.0 .0 < a.0 .0 { b } else { a },
+            (a, b) => a.or(b)?,
+        };
+        if call_at.is_some_and(|c| c <= s) || wrap_at.is_some_and(|w| w <= s) {
+            return None;
+        }
+        let mut before = text.get(..s).unwrap_or("");
+        if opens {
+            if let Some(head) = start.token_head() {
+                while let Some(b) = before.strip_suffix(head) {
+                    self.diag(abs + b.len(), format!("stray {head:?} before the reasoning start marker dropped"));
+                    before = b;
+                }
+            }
+        }
+        self.emit_content(before, out);
+        if opens {
+            self.trail = start.trail.clone();
+            self.state = Self::reasoning_state();
+        } else {
+            self.diag(abs + s, format!("reasoning end marker {:?} in content dropped", end.core));
+            self.trail = end.trail.clone();
+        }
+        Some(Step::Adv(e))
+    }
+
+    /// Trailing bytes of content that may still become a reasoning marker (with stray start heads
+    /// in front of it, which are dropped together with the marker).
+    fn reasoning_holdback(&self, text: &str) -> usize {
+        let Some((start, end)) = self.cfg.reasoning.as_ref() else { return 0 };
+        let mut keep = start.holdback(text);
+        if let Some(head) = start.token_head() {
+            // Held heads wait for the marker they may precede.
+            while text.get(..text.len().saturating_sub(keep)).is_some_and(|t| t.ends_with(head)) {
+                keep += head.len();
+            }
+        }
+        keep.max(end.holdback(text))
+    }
+
+    fn step_wrapped(&mut self, text: &str, eof: bool, out: &mut Vec<Delta>) -> Step {
+        let cfg = Rc::clone(&self.cfg);
+        self.until_end(text, cfg.content_wrap.as_ref().map(|(_, e)| e), eof, out, false)
+    }
+
+    /// End of input for a whole (non-partial) text, after the held-back text was stepped through:
+    /// flush everything, error inside a call.
+    fn settle_complete(&mut self, out: &mut Vec<Delta>) -> Result<()> {
+        let rest = self.input.take_pending();
+        let end_abs = self.input.offset();
+        match self.state.clone() {
+            State::Reasoning { .. } => self.emit_reasoning(&rest, out),
+            State::Tool(step) => {
+                if let ToolStep::JsonObj = step {
+                    let mut json = std::mem::take(&mut self.call.json);
+                    json.finish(&mut self.call.data);
+                    self.call.json = json;
+                    if self.call.committed && self.call.data.args_complete {
+                        // The arguments are whole, but what followed them in the object is cut off.
+                        self.diags.add(self.call.start, "output ends inside a tool call object");
+                    }
+                }
+                let complete = self.call.data.args_complete;
+                if !self.call.committed {
+                    let raw = std::mem::take(&mut self.call.raw);
+                    self.emit_content(&raw, out);
+                    self.emit_content(&rest, out);
+                    let in_call = !raw.trim_matches(is_space).is_empty() || !rest.trim_matches(is_space).is_empty();
+                    if in_call && !matches!(step, ToolStep::Section | ToolStep::JsonAfter | ToolStep::JsonEnd) {
+                        return Err(self.truncated(out));
+                    }
+                } else {
+                    // A bare word still held by the value normalizer (`Tru`) is text too.
+                    self.call.value_norm.flush(&mut self.call.data.args);
+                    self.flush_call(out);
+                    if !complete {
+                        return Err(self.truncated(out));
+                    }
+                    if !rest.trim_matches(is_space).is_empty() {
+                        self.diag(end_abs, "text after an unfinished tool call kept as content");
+                        self.emit_content(&rest, out);
+                    }
+                }
+                self.state = State::Content;
+            }
+            _ => self.emit_content(&rest, out),
+        }
+        Ok(())
+    }
+
+    fn truncated(&mut self, _out: &mut [Delta]) -> Error {
+        let offset = self.call.start;
+        self.diags.add(offset, "output ends inside a tool call");
+        Error::new(ErrorKind::Parse, "output ends inside a tool call").with_offset(offset)
+    }
+}
+
+fn floor_boundary(s: &str, mut i: usize) -> usize {
+    i = i.min(s.len());
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+impl Machine for AutoParser {
+    machine_parts!();
+
+    fn step(&mut self, rest: &str, at: usize, at_end: bool, out: &mut Vec<Delta>) -> Option<usize> {
+        self.step_once(rest, at, at_end, out)
+    }
+
+    /// Its states settle by stepping on the empty rest (closing markers that may be left out).
+    fn steps_at_end(&self) -> bool {
+        true
+    }
+
+    fn settle(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
+        if is_partial {
+            // More may come: report what is known (the held-back tail was dropped).
+            self.flush_call(out);
+            return Ok(());
+        }
+        self.settle_complete(out)
+    }
+
+
+    /// Streaming fast path: in a text state with nothing held back, a chunk holding no byte that
+    /// can start one of the text states' markers (reasoning, content wrapper, tool-call triggers)
+    /// is plain text the text state would emit whole. Emitting it directly skips the buffer copy
+    /// and the per-marker searches; the result is the same as stepping.
+    fn fast_path(&mut self, chunk: &str, out: &mut Vec<Delta>) -> bool {
+        if !self.trail.is_empty() || chunk.bytes().any(|b| self.text_marker_bytes[usize::from(b)]) {
+            return false;
+        }
+        match self.state {
+            State::Content | State::Wrapped => self.emit_content(chunk, out),
+            State::Reasoning { .. } => self.emit_reasoning(chunk, out),
+            _ => return false,
+        }
+        self.flush_call(out);
+        true
+    }
+
+    /// Steps stopped making progress (a defect): the rest is kept as content, with a diagnostic.
+    fn stalled(&mut self, rest: &str, at: usize, out: &mut Vec<Delta>) -> usize {
+        self.diag(at, "parser made no progress; remaining text kept as content");
+        self.state = State::Content;
+        self.emit_content(rest, out);
+        rest.len()
+    }
+}
+
+/// The start of `text` up to the end of the first core of any of `markers` (all of `text` when none
+/// occurs). A step that compares where several markers occur needs only the first one; searching each
+/// marker through the whole text instead made a step cost the text's length whenever one of them was
+/// absent, so whole-text parsing of a repeated marker was quadratic (issue #11 item 8). Leading
+/// whitespace before a core lies inside the scope too.
+fn search_scope<'t>(text: &'t str, markers: &[&Marker]) -> &'t str {
+    let cores: Vec<&str> = markers.iter().map(|m| m.core.as_str()).filter(|c| !c.is_empty()).collect();
+    match crate::parse::drive::next_marker(text, &cores) {
+        Some((p, i)) => text.get(..p + cores.get(i).map_or(0, |c| c.len())).unwrap_or(text),
+        None => text,
+    }
+}

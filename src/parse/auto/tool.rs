@@ -1,0 +1,719 @@
+//! The tool-call states of the auto parser: a call section, the call's markers, name and id, and its
+//! arguments in the analysed layout (JSON, tagged, literal, or a JSON-native call object).
+
+use super::{search_scope, AutoParser, State, Step};
+use crate::analysis::{CallIdPosition, ToolFormat};
+use crate::parse::config::ToolConfig;
+use crate::parse::json::{escape_inner, Feed, JsonValue, PyToJson};
+use crate::parse::jsoncall::{CallData, CallFeed, JsonCall};
+use crate::parse::literal::LiteralValue;
+use crate::parse::marker::{Expect, Marker};
+use crate::text::is_space;
+use std::rc::Rc;
+
+/// Longest name / id / argument name read before giving up on a marker.
+const MAX_NAME: usize = 512;
+
+/// Where a tool call is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolStep {
+    /// Inside a section, between calls.
+    Section,
+    /// Call start marker consumed (or not needed): optional id before the name.
+    CallOpen,
+    NamePrefix,
+    Name,
+    NameSuffix,
+    /// Optional call id: prefix, value, then suffix. The flag says where it sits.
+    IdOpen(IdAt),
+    IdValue(IdAt),
+    IdClose(IdAt),
+    ArgsOpen,
+    /// TAG_WITH_JSON arguments.
+    JsonArgs,
+    /// TAG_WITH_TAGGED: next argument or end of arguments.
+    ArgNext,
+    ArgName,
+    ValuePrefix,
+    Value,
+    /// Closing markers after the arguments.
+    AfterArgs(Closing),
+    /// JSON_NATIVE: optional `[` then a call object.
+    JsonOpen,
+    JsonObj,
+    JsonAfter,
+    JsonEnd,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdAt {
+    Pre,
+    Mid,
+    Post,
+}
+
+/// The closing markers after a call's arguments, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Closing {
+    ArgsEnd,
+    /// A call id after the arguments.
+    Id,
+    FunctionClose,
+    CallEnd,
+    /// All closed: back to the section or to content.
+    Done,
+}
+
+impl Closing {
+    fn next(self) -> Closing {
+        match self {
+            Closing::ArgsEnd => Closing::Id,
+            Closing::Id => Closing::FunctionClose,
+            Closing::FunctionClose => Closing::CallEnd,
+            Closing::CallEnd | Closing::Done => Closing::Done,
+        }
+    }
+}
+
+/// A string value's raw wrapper (`<![CDATA[…]]>`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum RawWrap {
+    /// Not looked for yet.
+    #[default]
+    Unchecked,
+    /// Absent, or closed.
+    Outside,
+    Inside,
+}
+
+/// The tool call being parsed.
+#[derive(Debug, Clone, Default)]
+pub struct Call {
+    pub data: CallData,
+    pub json: JsonCall,
+    /// TAG_WITH_JSON arguments value.
+    pub json_args: JsonValue,
+    /// Input offset of the call's first byte (diagnostics and errors report it in the output).
+    pub start: usize,
+    /// Header (name) emitted: the call can no longer be rolled back.
+    pub committed: bool,
+    /// The header may be emitted (tag formats wait until the call id is known).
+    pub header_ready: bool,
+    pub index: usize,
+    pub id_sent: bool,
+    /// Text consumed since the call began, while uncommitted (rolled back into content on failure).
+    pub raw: String,
+    pub arg_count: usize,
+    /// The numbered header's counter was read (see `ToolConfig::counter_head`).
+    pub counted: bool,
+    pub value_is_string: bool,
+    pub value_empty: bool,
+    pub raw_wrap: RawWrap,
+    pub value_norm: PyToJson,
+    /// Literal-syntax argument value scanner.
+    pub literal: LiteralValue,
+}
+
+impl AutoParser {
+    pub(super) fn step_tool(&mut self, step: ToolStep, text: &str, abs: usize, eof: bool) -> Step {
+        let Some(t) = self.cfg.tools.as_ref() else {
+            self.state = State::Content;
+            return Step::Adv(0);
+        };
+        let goto = |p: &mut AutoParser, s: ToolStep, n: usize| {
+            p.state = State::Tool(s);
+            Step::Adv(n)
+        };
+        match step {
+            ToolStep::Section => {
+                let calls_start = if t.per_call_start.is_empty() { &t.name_prefix } else { &t.per_call_start };
+                // Without any call marker a call starts with its name (`[f(a=1), g(b=2)]`).
+                let bare = calls_start.is_empty();
+                let (call_m, end_m) = (calls_start.expect(text, eof), t.section_end.expect(text, eof));
+                if let Expect::Matched(n) = call_m {
+                    let skip = text.len() - text.trim_start_matches(is_space).len();
+                    let next = if t.per_call_start.is_empty() { ToolStep::Name } else { ToolStep::CallOpen };
+                    self.begin_call(abs + skip, "");
+                    return goto(self, next, n);
+                }
+                if let Expect::Matched(n) = end_m {
+                    self.trail = t.section_end.trail.clone();
+                    self.state = State::Content;
+                    return Step::Adv(n);
+                }
+                let rest = text.trim_start_matches(is_space);
+                if let Some(r) = rest.strip_prefix(',') {
+                    return Step::Adv(text.len() - r.len());
+                }
+                if call_m == Expect::NeedMore || end_m == Expect::NeedMore || (rest.is_empty() && !eof) {
+                    return Step::Wait;
+                }
+                if bare && !rest.is_empty() {
+                    let skip = text.len() - rest.len();
+                    self.begin_call(abs + skip, "");
+                    return goto(self, ToolStep::Name, skip);
+                }
+                if !t.section_end.is_empty() && !(eof && rest.is_empty()) {
+                    self.diag(abs, "tool-call section not closed");
+                }
+                self.state = State::Content;
+                Step::Adv(0)
+            }
+            ToolStep::CallOpen => {
+                let next = if t.id_pos == CallIdPosition::PreFuncName && !t.id_prefix.is_empty() {
+                    // `<|tool_call:begin|>ID<|tool_call:name|>f`: the call start already opened the id.
+                    if t.id_prefix.core == t.per_call_start.core { ToolStep::IdValue(IdAt::Pre) } else { ToolStep::IdOpen(IdAt::Pre) }
+                } else {
+                    ToolStep::NamePrefix
+                };
+                goto(self, next, 0)
+            }
+            ToolStep::NamePrefix => {
+                if t.name_prefix.is_empty() {
+                    return goto(self, ToolStep::Name, 0);
+                }
+                match t.name_prefix.expect(text, eof) {
+                    Expect::Matched(n) => goto(self, ToolStep::Name, n),
+                    Expect::NeedMore => Step::Wait,
+                    Expect::No => Step::Fail("expected the function name marker", 0),
+                }
+            }
+            ToolStep::Name => {
+                let rest = text.trim_start_matches(is_space);
+                let skip = text.len() - rest.len();
+                match match_name(rest, t, eof) {
+                    NameMatch::Found(i, n) => {
+                        self.call.data.tool = Some(i);
+                        self.call.data.name = t.tools.get(i).map(|d| d.name.clone()).unwrap_or_default();
+                        goto(self, ToolStep::NameSuffix, skip + n)
+                    }
+                    NameMatch::NeedMore => Step::Wait,
+                    NameMatch::No => Step::Fail("unknown function name in tool call", 0),
+                }
+            }
+            ToolStep::NameSuffix => {
+                if let Some(head) = t.counter_head.as_ref().filter(|_| !self.call.counted) {
+                    let Some(rest) = text.strip_prefix(head.as_str()) else {
+                        return if !eof && head.starts_with(text) { Step::Wait } else { Step::Fail("expected the call counter", 0) };
+                    };
+                    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+                    if digits == rest.len() && !eof {
+                        return if digits > MAX_NAME { Step::Fail("call counter too long", 0) } else { Step::Wait };
+                    }
+                    if digits == 0 {
+                        return Step::Fail("expected the call counter", 0);
+                    }
+                    let n = head.len() + digits;
+                    // The numbered header is the call id: `functions.f:0`.
+                    self.call.data.id = format!("{}{}{}", t.name_prefix.core, self.call.data.name, text.get(..n).unwrap_or(""));
+                    self.call.counted = true;
+                    return Step::Adv(n);
+                }
+                let next = if t.id_pos == CallIdPosition::BetweenFuncAndArgs && !t.id_prefix.is_empty() {
+                    ToolStep::IdOpen(IdAt::Mid)
+                } else {
+                    ToolStep::ArgsOpen
+                };
+                if t.name_suffix.is_empty() {
+                    return goto(self, next, 0);
+                }
+                match t.name_suffix.expect(text, eof) {
+                    Expect::Matched(n) => {
+                        self.trail = t.name_suffix.trail.clone();
+                        goto(self, next, n)
+                    }
+                    Expect::NeedMore => Step::Wait,
+                    Expect::No => Step::Fail("expected the marker after the function name", 0),
+                }
+            }
+            ToolStep::IdOpen(at) => match t.id_prefix.expect(text, eof) {
+                Expect::Matched(n) => goto(self, ToolStep::IdValue(at), n),
+                Expect::NeedMore => Step::Wait,
+                Expect::No => goto(self, ToolStep::IdClose(at), 0),
+            },
+            ToolStep::IdValue(at) => {
+                let ends: Vec<&Marker> = [&t.id_suffix, &t.args_start, &t.name_prefix, &t.close, &t.per_call_end, &t.section_end].into_iter().filter(|m| !m.is_empty()).collect();
+                let scope = search_scope(text, &ends);
+                let found = ends.iter().filter_map(|m| m.find(scope)).map(|(s, _)| s).min();
+                // Without any end marker the id is one word (ends at whitespace or the arguments).
+                let stop = if ends.is_empty() { text.find(|c: char| is_space(c) || c == '{' || c == '[') } else { found };
+                match stop {
+                    Some(s) => {
+                        self.call.data.id = text.get(..s).unwrap_or("").trim_matches(is_space).to_string();
+                        goto(self, ToolStep::IdClose(at), s)
+                    }
+                    None if eof => {
+                        self.call.data.id = text.trim_matches(is_space).to_string();
+                        goto(self, ToolStep::IdClose(at), text.len())
+                    }
+                    None if text.len() > MAX_NAME => Step::Fail("call id too long", 0),
+                    None => Step::Wait,
+                }
+            }
+            ToolStep::IdClose(at) => {
+                let next = match at {
+                    // The id's closing marker may be the name's opening one (`ID<|tool_call:name|>f`).
+                    IdAt::Pre if t.id_suffix.core == t.name_prefix.core => ToolStep::Name,
+                    IdAt::Pre => ToolStep::NamePrefix,
+                    IdAt::Mid => ToolStep::ArgsOpen,
+                    IdAt::Post => ToolStep::AfterArgs(Closing::FunctionClose),
+                };
+                match t.id_suffix.expect(text, eof) {
+                    Expect::Matched(n) => goto(self, next, n),
+                    Expect::NeedMore => Step::Wait,
+                    Expect::No => goto(self, next, 0),
+                }
+            }
+            ToolStep::ArgsOpen => {
+                self.call.header_ready = true;
+                let next = if t.format == ToolFormat::TagWithTagged { ToolStep::ArgNext } else { ToolStep::JsonArgs };
+                if t.args_start.is_empty() {
+                    return goto(self, next, 0);
+                }
+                match t.args_start.expect(text, eof) {
+                    Expect::Matched(n) => goto(self, next, n),
+                    Expect::NeedMore => Step::Wait,
+                    Expect::No => goto(self, next, 0),
+                }
+            }
+            ToolStep::JsonArgs => {
+                let mut value = std::mem::take(&mut self.call.json_args);
+                let r = self.json_args(&mut value, text, eof);
+                self.call.json_args = value;
+                r
+            }
+            ToolStep::ArgNext => {
+                if !t.arg_separator.is_empty() {
+                    if let Expect::Matched(n) = t.arg_separator.expect(text, eof) {
+                        if self.call.arg_count > 0 {
+                            return Step::Adv(n);
+                        }
+                    }
+                }
+                if t.literal {
+                    return match t.args_end.expect(text, eof) {
+                        Expect::Matched(_) => {
+                            let close = if self.call.arg_count == 0 { "{}" } else { "}" };
+                            self.call.data.args.push_str(close);
+                            self.call.data.args_complete = true;
+                            goto(self, ToolStep::AfterArgs(Closing::ArgsEnd), 0)
+                        }
+                        Expect::NeedMore => Step::Wait,
+                        Expect::No => {
+                            let rest = text.trim_start_matches(is_space);
+                            if rest.is_empty() { Step::Wait } else { goto(self, ToolStep::ArgName, text.len() - rest.len()) }
+                        }
+                    };
+                }
+                match t.arg_name_prefix.expect(text, eof) {
+                    Expect::Matched(n) => goto(self, ToolStep::ArgName, n),
+                    Expect::NeedMore => Step::Wait,
+                    Expect::No => {
+                        let close = if self.call.arg_count == 0 { "{}" } else { "}" };
+                        self.call.data.args.push_str(close);
+                        self.call.data.args_complete = true;
+                        goto(self, ToolStep::AfterArgs(Closing::ArgsEnd), 0)
+                    }
+                }
+            }
+            ToolStep::ArgName => {
+                let end = if t.arg_name_suffix.is_empty() { &t.value_prefix } else { &t.arg_name_suffix };
+                let found = end.find(text).or_else(|| if eof && end.is_empty() { Some((text.len(), text.len())) } else { None });
+                // A typed value prefix right after the name says the value is JSON.
+                let typed = if t.arg_name_suffix.is_empty() { t.typed_value_prefix.find(text) } else { None };
+                let (found, typed) = match (found, typed) {
+                    (f, Some(ty)) if f.is_none_or(|(s, _)| ty.0 < s) => (Some(ty), true),
+                    (f, _) => (f, false),
+                };
+                let Some((s, e)) = found else {
+                    return if text.len() > MAX_NAME || eof { Step::Fail("argument name not closed", 0) } else { Step::Wait };
+                };
+                let name = text.get(..s).unwrap_or("").trim_matches(is_space).trim_matches(|c| c == '"' || c == '\'');
+                // Another argument opened before this one's name was closed (the prefix's quote may
+                // have gone to the value marker: `name="a<p name=" string="false">`).
+                let opener = t.arg_name_prefix.core.trim_end_matches(['"', '\'']);
+                if !opener.is_empty() && name.contains(opener) {
+                    return Step::Fail("argument name not closed", 0);
+                }
+                if t.literal && (name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.')) {
+                    return Step::Fail("invalid argument name", 0);
+                }
+                let tool = self.call.data.tool.and_then(|i| t.tools.get(i));
+                let is_string = !typed && (!t.typed_value_prefix.is_empty() || tool.is_none_or(|d| d.is_string(name)));
+                let call = &mut self.call;
+                call.data.args.push_str(if call.arg_count == 0 { "{" } else { "," });
+                call.data.args.push_str(&serde_json::Value::from(name).to_string());
+                call.data.args.push(':');
+                call.data.args_seen = true;
+                call.arg_count += 1;
+                call.value_is_string = is_string;
+                call.value_empty = true;
+                call.raw_wrap = RawWrap::Unchecked;
+                call.value_norm = PyToJson::default();
+                call.literal = LiteralValue::default();
+                if is_string && !t.literal {
+                    call.data.args.push('"');
+                }
+                self.trail = if typed { t.typed_value_prefix.trail.clone() } else { end.trail.clone() };
+                let next = if !t.arg_name_suffix.is_empty() && !t.value_prefix.is_empty() { ToolStep::ValuePrefix } else { ToolStep::Value };
+                goto(self, next, e)
+            }
+            ToolStep::ValuePrefix => match t.value_prefix.expect(text, eof) {
+                Expect::Matched(n) => {
+                    self.trail = t.value_prefix.trail.clone();
+                    goto(self, ToolStep::Value, n)
+                }
+                Expect::NeedMore => Step::Wait,
+                Expect::No => goto(self, ToolStep::Value, 0),
+            },
+            ToolStep::Value if t.literal => self.literal_value(text, eof),
+            ToolStep::Value => self.tagged_value(text, eof),
+            ToolStep::AfterArgs(k) => {
+                let m = match k {
+                    Closing::ArgsEnd => &t.args_end,
+                    Closing::Id => {
+                        let next = if t.id_pos == CallIdPosition::PostArgs && !t.id_prefix.is_empty() {
+                            ToolStep::IdOpen(IdAt::Post)
+                        } else {
+                            ToolStep::AfterArgs(Closing::FunctionClose)
+                        };
+                        return goto(self, next, 0);
+                    }
+                    Closing::FunctionClose => &t.close,
+                    Closing::CallEnd => &t.per_call_end,
+                    Closing::Done => return self.end_call(),
+                };
+                if m.is_empty() {
+                    return goto(self, ToolStep::AfterArgs(k.next()), 0);
+                }
+                match m.expect(text, eof) {
+                    Expect::Matched(n) => {
+                        self.trail = m.trail.clone();
+                        goto(self, ToolStep::AfterArgs(k.next()), n)
+                    }
+                    Expect::NeedMore => Step::Wait,
+                    Expect::No => {
+                        if !(eof && text.trim_matches(is_space).is_empty()) {
+                            self.diag(abs, format!("expected `{}` after tool-call arguments", m.core));
+                        }
+                        goto(self, ToolStep::AfterArgs(k.next()), 0)
+                    }
+                }
+            }
+            ToolStep::JsonOpen => {
+                let rest = text.trim_start_matches(is_space);
+                let skip = text.len() - rest.len();
+                match rest.chars().next() {
+                    None if !eof => Step::Wait,
+                    Some('[') if t.json.array_wrapped && !self.in_array => {
+                        self.in_array = true;
+                        Step::Adv(skip + 1)
+                    }
+                    Some('{') => {
+                        self.call.json = JsonCall::default();
+                        goto(self, ToolStep::JsonObj, skip)
+                    }
+                    _ => Step::Fail("expected a JSON tool call object", 0),
+                }
+            }
+            ToolStep::JsonObj => {
+                let mut json = std::mem::take(&mut self.call.json);
+                let r = self.json_object(&mut json, text, eof);
+                self.call.json = json;
+                r
+            }
+            ToolStep::JsonAfter => {
+                let rest = text.trim_start_matches(is_space);
+                let skip = text.len() - rest.len();
+                match rest.chars().next() {
+                    None if !eof => Step::Wait,
+                    Some(',') => {
+                        self.begin_call(abs + skip, "");
+                        self.call.json = JsonCall::default();
+                        self.state = State::Tool(ToolStep::JsonObj);
+                        Step::Adv(skip + 1)
+                    }
+                    Some(']') if self.in_array => {
+                        self.in_array = false;
+                        goto(self, ToolStep::JsonEnd, skip + 1)
+                    }
+                    // Templates without a closing marker write parallel calls back to back
+                    // (`{"name": …}{"name": …}`, Llama 4): another object is another call.
+                    Some('{') if !self.in_array && (if !t.section_start.is_empty() { &t.section_end } else { &t.per_call_end }).is_empty() => {
+                        self.begin_call(abs + skip, "");
+                        self.call.json = JsonCall::default();
+                        goto(self, ToolStep::JsonObj, skip)
+                    }
+                    _ => goto(self, ToolStep::JsonEnd, 0),
+                }
+            }
+            ToolStep::JsonEnd => {
+                let m = if !t.section_start.is_empty() { &t.section_end } else { &t.per_call_end };
+                if m.is_empty() {
+                    return self.end_call();
+                }
+                match m.expect(text, eof) {
+                    Expect::Matched(n) => {
+                        self.trail = m.trail.clone();
+                        self.state = State::Content;
+                        Step::Adv(n)
+                    }
+                    Expect::NeedMore => Step::Wait,
+                    Expect::No => {
+                        if !(eof && text.trim_matches(is_space).is_empty()) {
+                            self.diag(abs, format!("expected `{}` after the tool calls", m.core));
+                        }
+                        self.end_call()
+                    }
+                }
+            }
+        }
+    }
+
+    /// The call's closing markers are done: back to the section or to content.
+    fn end_call(&mut self) -> Step {
+        let in_section = self.section_open && self.tools().is_some_and(|t| !t.section_start.is_empty() && t.format != ToolFormat::JsonNative);
+        self.state = if in_section { State::Tool(ToolStep::Section) } else { State::Content };
+        Step::Adv(0)
+    }
+
+    fn json_args(&mut self, value: &mut JsonValue, text: &str, eof: bool) -> Step {
+        for (i, c) in text.char_indices() {
+            match value.feed(c, &mut self.call.data.args) {
+                Feed::More => self.call.data.args_seen = true,
+                Feed::Done => {
+                    self.call.data.args_complete = true;
+                    self.state = State::Tool(ToolStep::AfterArgs(Closing::ArgsEnd));
+                    return Step::Adv(i + c.len_utf8());
+                }
+                Feed::EndedBefore => {
+                    self.call.data.args_complete = true;
+                    self.state = State::Tool(ToolStep::AfterArgs(Closing::ArgsEnd));
+                    return Step::Adv(i);
+                }
+                Feed::Invalid => return Step::Fail("invalid JSON arguments", i),
+            }
+        }
+        if eof && value.complete_at_eof() {
+            value.finish(&mut self.call.data.args);
+            self.call.data.args_complete = true;
+            self.state = State::Tool(ToolStep::AfterArgs(Closing::ArgsEnd));
+        }
+        if text.is_empty() { Step::Wait } else { Step::Adv(text.len()) }
+    }
+
+    fn json_object(&mut self, json: &mut JsonCall, text: &str, eof: bool) -> Step {
+        let Some(t) = self.cfg.tools.as_ref() else { return Step::Fail("no tools", 0) };
+        for (i, c) in text.char_indices() {
+            match json.feed(c, t, &mut self.call.data) {
+                CallFeed::More => {
+                    if self.call.data.tool.is_some() && !self.call.header_ready {
+                        // The name is known: stop here so the header goes out before more arguments.
+                        self.call.header_ready = true;
+                        return Step::Adv(i + c.len_utf8());
+                    }
+                }
+                CallFeed::Done => {
+                    if let Some(key) = json.unknown_key() {
+                        // Its value was skipped: say so, the model wrote it.
+                        let message = format!("tool call member {:?} not understood; its value is ignored", key);
+                        self.diags.add(self.call.start, message);
+                    }
+                    if !self.call.data.args_seen {
+                        self.call.data.args.push_str("{}");
+                    }
+                    self.call.data.args_complete = true;
+                    self.call.header_ready = true;
+                    self.state = State::Tool(ToolStep::JsonAfter);
+                    return Step::Adv(i + c.len_utf8());
+                }
+                CallFeed::Invalid(msg) => return Step::Fail(msg, i),
+            }
+        }
+        if eof {
+            json.finish(&mut self.call.data);
+        }
+        if text.is_empty() { Step::Wait } else { Step::Adv(text.len()) }
+    }
+
+    /// A literal argument value: it ends by its own syntax (closing quote or bracket, end of a word).
+    fn literal_value(&mut self, text: &str, eof: bool) -> Step {
+        let cfg = Rc::clone(&self.cfg);
+        let delim = cfg.tools.as_ref().map_or("", |t| t.string_delim.as_str());
+        let call = &mut self.call;
+        for (i, c) in text.char_indices() {
+            match call.literal.feed(c, delim, &mut call.data.args) {
+                Feed::More => {}
+                Feed::Done => {
+                    self.state = State::Tool(ToolStep::ArgNext);
+                    return Step::Adv(i + c.len_utf8());
+                }
+                Feed::EndedBefore => {
+                    self.state = State::Tool(ToolStep::ArgNext);
+                    return Step::Adv(i);
+                }
+                Feed::Invalid => return Step::Fail("invalid literal argument value", i),
+            }
+        }
+        if eof && call.literal.complete_at_eof() {
+            call.literal.finish(&mut call.data.args);
+            self.state = State::Tool(ToolStep::ArgNext);
+        }
+        if text.is_empty() { Step::Wait } else { Step::Adv(text.len()) }
+    }
+
+    fn tagged_value(&mut self, text: &str, eof: bool) -> Step {
+        let Some(skipped) = self.skip_trail(text, eof) else { return Step::Wait };
+        if skipped > 0 {
+            return Step::Adv(skipped);
+        }
+        if let Some(step) = self.raw_value(text, eof) {
+            return step;
+        }
+        let Some(t) = self.cfg.tools.as_ref() else { return Step::Fail("no tools", 0) };
+        // Without a value suffix the value runs to the next argument or the call's end (kept).
+        let (found, keep) = if !t.value_suffix.is_empty() {
+            (t.value_suffix.find(text), if eof { 0 } else { t.value_suffix.holdback(text) })
+        } else {
+            let ends = [&t.arg_name_prefix, &t.close, &t.per_call_end, &t.section_end];
+            let scope = search_scope(text, &ends);
+            let found = ends.iter().filter_map(|m| m.find(scope)).map(|(s, _)| (s, s)).min();
+            (found, if eof { 0 } else { ends.iter().map(|m| m.holdback(text)).max().unwrap_or(0) })
+        };
+        let (value_end, consumed) = match found {
+            Some((s, e)) => (s, Some(e)),
+            None => (text.len() - keep, None),
+        };
+        let piece = text.get(..value_end).unwrap_or("");
+        let call = &mut self.call;
+        if !piece.is_empty() {
+            call.value_empty = false;
+            if call.value_is_string {
+                escape_inner(piece, &mut call.data.args);
+            } else {
+                for c in piece.chars() {
+                    call.value_norm.push(c, &mut call.data.args);
+                }
+            }
+        }
+        match consumed {
+            Some(e) => {
+                if call.value_is_string {
+                    call.data.args.push('"');
+                } else if !call.value_empty {
+                    call.value_norm.flush(&mut call.data.args);
+                } else {
+                    call.data.args.push_str("null");
+                }
+                self.trail = t.value_suffix.trail.clone();
+                self.state = State::Tool(ToolStep::ArgNext);
+                Step::Adv(e)
+            }
+            None if value_end == 0 => Step::Wait,
+            None => Step::Adv(value_end),
+        }
+    }
+
+    /// A string value in the template's raw wrapper (`<![CDATA[…]]>`): its text is taken verbatim up
+    /// to the wrapper's end. `None` when the value is not (or no longer) inside a wrapper.
+    fn raw_value(&mut self, text: &str, eof: bool) -> Option<Step> {
+        let t = self.cfg.tools.as_ref()?;
+        let (open, close) = (&t.raw_value.0, &t.raw_value.1);
+        let call = &mut self.call;
+        if open.is_empty() || close.is_empty() || !call.value_is_string || call.raw_wrap == RawWrap::Outside {
+            return None;
+        }
+        if call.raw_wrap == RawWrap::Unchecked {
+            if text.starts_with(open.as_str()) {
+                call.raw_wrap = RawWrap::Inside;
+                return Some(Step::Adv(open.len()));
+            }
+            if !eof && open.starts_with(text) {
+                return Some(Step::Wait);
+            }
+            call.raw_wrap = RawWrap::Outside;
+            return None;
+        }
+        let (n, consumed) = match text.find(close.as_str()) {
+            Some(p) => (p, Some(p + close.len())),
+            None => (text.len() - if eof { 0 } else { crate::parse::scan::held_back_len(text, &[close.as_str()]) }, None),
+        };
+        let piece = text.get(..n).unwrap_or("");
+        if !piece.is_empty() {
+            call.value_empty = false;
+            escape_inner(piece, &mut call.data.args);
+        }
+        Some(match consumed {
+            Some(e) => {
+                call.raw_wrap = RawWrap::Outside;
+                Step::Adv(e)
+            }
+            None if n == 0 => Step::Wait,
+            None => Step::Adv(n),
+        })
+    }
+}
+
+/// Outcome of matching a function name at the start of a text.
+enum NameMatch {
+    /// (tool index, bytes of the name)
+    Found(usize, usize),
+    NeedMore,
+    No,
+}
+
+/// Match one of the configured tool names (longest wins) followed by the name suffix marker, or —
+/// without a suffix — by anything that cannot continue a longer name.
+fn match_name(text: &str, t: &ToolConfig, eof: bool) -> NameMatch {
+    let mut best: Option<(usize, usize)> = None;
+    let mut need = false;
+    for (i, def) in t.tools.iter().enumerate() {
+        let name = def.name.as_str();
+        if name.is_empty() {
+            continue;
+        }
+        if let Some(after) = text.strip_prefix(name) {
+            // Literal calls (`f(…)`, `f{…}`): the name is followed by the arguments' opening.
+            let follower = if t.name_suffix.is_empty() && t.literal { &t.args_start } else { &t.name_suffix };
+            let ok = if let Some(head) = &t.counter_head {
+                // Numbered header: the name is followed by `head` and a digit.
+                match after.strip_prefix(head.as_str()) {
+                    Some(r) if r.starts_with(|c: char| c.is_ascii_digit()) => true,
+                    Some("") if !eof => {
+                        need = true;
+                        false
+                    }
+                    None if !eof && head.starts_with(after) => {
+                        need = true;
+                        false
+                    }
+                    _ => false,
+                }
+            } else if follower.is_empty() {
+                if after.is_empty() && !eof {
+                    need = true;
+                }
+                !after.is_empty() || eof
+            } else {
+                match follower.expect(after, eof) {
+                    Expect::Matched(_) => true,
+                    Expect::NeedMore => {
+                        need = true;
+                        false
+                    }
+                    Expect::No => false,
+                }
+            };
+            if ok && best.is_none_or(|(_, l)| name.len() > l) {
+                best = Some((i, name.len()));
+            }
+        } else if !eof && name.starts_with(text) {
+            need = true;
+        }
+    }
+    match best {
+        _ if need && !eof => NameMatch::NeedMore,
+        Some((i, n)) => NameMatch::Found(i, n),
+        None => NameMatch::No,
+    }
+}

@@ -1,0 +1,350 @@
+//! Delimiter matching for declared response templates, with the partial matching transformers
+//! uses to decide what may be emitted while streaming (see its "Regex portability" notes).
+//!
+//! Python `regex` syntax is accepted where the Rust `regex` engine means the same thing: DOTALL,
+//! not MULTILINE, Unicode classes, `(?P<name>…)`, `\Z` (rewritten `\z`). Look-around, backreferences,
+//! atomic groups and possessive quantifiers are rejected with an `InvalidInput` error naming the
+//! construct. Known difference: Python's `$` also matches before a final `\n`; here only at the end.
+//!
+//! Streaming: a regex delimiter keeps, per start position that can still begin a match, the state
+//! of an anchored DFA (all-matches semantics, so "dead" means no continuation can match); starts in
+//! the same state are merged (the leftmost kept), so each byte is stepped once per live DFA state:
+//! O(n) for a fixed template. A start that saw a complete match and is no longer live is final;
+//! the leftmost-first match there (with its named groups) comes from the `meta` engine.
+
+use crate::{Error, ErrorKind, Result};
+use regex_automata::dfa::{dense, Automaton, StartKind};
+use regex_automata::util::primitives::StateID;
+use regex_automata::util::syntax;
+use regex_automata::{meta, Anchored, Input, MatchKind};
+
+fn invalid(msg: String) -> Error {
+    Error::new(ErrorKind::InvalidInput, msg)
+}
+
+/// Python `regex` pattern → the Rust `regex` dialect, or an error for what it cannot express.
+pub fn translate(p: &str) -> std::result::Result<String, String> {
+    let cs: Vec<char> = p.chars().collect();
+    let mut out = String::with_capacity(p.len() + 8);
+    let mut i = 0;
+    let mut in_class = false;
+    let mut class_start = 0;
+    while i < cs.len() {
+        let c = cs[i];
+        let next = cs.get(i + 1).copied();
+        if c == '\\' {
+            let Some(n) = next else { return Err("a trailing backslash".into()) };
+            if !in_class && n.is_ascii_digit() && n != '0' {
+                return Err("backreferences (\\1…) are not supported".into());
+            }
+            if n == 'Z' {
+                out.push_str("\\z");
+            } else {
+                out.push(c);
+                out.push(n);
+            }
+            i += 2;
+            continue;
+        }
+        if in_class {
+            match c {
+                ']' if i > class_start => in_class = false,
+                '[' => {
+                    out.push_str("\\[");
+                    i += 1;
+                    continue;
+                }
+                '&' | '~' => {
+                    out.push('\\');
+                }
+                '-' if next == Some('-') => {
+                    out.push_str("-\\-");
+                    i += 2;
+                    continue;
+                }
+                _ => {}
+            }
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        match c {
+            '[' => {
+                in_class = true;
+                out.push('[');
+                i += 1;
+                if cs.get(i) == Some(&'^') {
+                    out.push('^');
+                    i += 1;
+                }
+                // A `]` first in a class is a literal.
+                class_start = i + usize::from(cs.get(i) == Some(&']'));
+                if cs.get(i) == Some(&']') {
+                    out.push_str("\\]");
+                    i += 1;
+                }
+                continue;
+            }
+            '(' if next == Some('?') => {
+                let rest: String = cs[i + 2..cs.len().min(i + 5)].iter().collect();
+                for (prefix, what) in [("=", "look-ahead"), ("!", "negative look-ahead"), ("<=", "look-behind"), ("<!", "negative look-behind"), (">", "atomic groups"), ("P=", "named backreferences"), ("#", "comments"), ("|", "branch reset")] {
+                    if rest.starts_with(prefix) {
+                        return Err(format!("{what} ((?{prefix}…) are not supported"));
+                    }
+                }
+            }
+            '{' => {
+                // Python reads `{` that does not start `{m}`, `{m,}`, `{,n}`, `{m,n}` as a literal.
+                let close = cs[i + 1..].iter().position(|&x| x == '}').map(|k| i + 1 + k);
+                let valid = close.is_some_and(|e| {
+                    let inner: String = cs[i + 1..e].iter().collect();
+                    let mut parts = inner.splitn(2, ',');
+                    let a = parts.next().unwrap_or("");
+                    let b = parts.next();
+                    !inner.is_empty() && a.chars().all(|x| x.is_ascii_digit()) && b.is_none_or(|b| b.chars().all(|x| x.is_ascii_digit())) && !(a.is_empty() && b.is_none())
+                });
+                if !valid {
+                    out.push_str("\\{");
+                    i += 1;
+                    continue;
+                }
+                let e = close.unwrap_or(i);
+                let inner: String = cs[i + 1..e].iter().collect();
+                // `{,n}` is `{0,n}` in Python.
+                out.push('{');
+                if inner.starts_with(',') {
+                    out.push('0');
+                }
+                out.push_str(&inner);
+                out.push('}');
+                i = e + 1;
+                if cs.get(i) == Some(&'+') {
+                    return Err("possessive quantifiers are not supported".into());
+                }
+                continue;
+            }
+            '}' => {
+                out.push_str("\\}");
+                i += 1;
+                continue;
+            }
+            '*' | '+' | '?' if next == Some('+') && !(c == '?' && i > 0 && matches!(cs[i - 1], '*' | '+' | '?' | '}')) => {
+                return Err("possessive quantifiers are not supported".into());
+            }
+            _ => {}
+        }
+        out.push(c);
+        i += 1;
+    }
+    if in_class {
+        return Err("an unterminated character class".into());
+    }
+    Ok(out)
+}
+
+fn syntax_config() -> syntax::Config {
+    syntax::Config::new().dot_matches_new_line(true).unicode(true).multi_line(false)
+}
+
+/// A compiled delimiter: a regex, or literals (the fast path: exact partial matching by prefix).
+#[derive(Debug)]
+pub struct Pattern {
+    kind: Kind,
+    /// Named groups of the pattern (for transforms).
+    pub names: Vec<String>,
+}
+
+#[derive(Debug)]
+enum Kind {
+    Literals { lits: Vec<String>, can_extend: bool },
+    Regex { meta: meta::Regex, dfa: Box<dense::DFA<Vec<u32>>> },
+}
+
+/// The outcome of scanning for one delimiter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scan {
+    /// Nothing here, and nothing that more input could turn into a match.
+    None,
+    /// From this offset on, more input could still make (or grow) a match: hold it back.
+    Pending(usize),
+    /// A final match `[start, end)` with its named groups.
+    Match(usize, usize, Vec<(String, String)>),
+}
+
+/// Per-delimiter streaming state (positions are offsets in the parser's buffer).
+#[derive(Debug, Default, Clone)]
+pub struct Scanner {
+    /// Offsets before this are fully examined.
+    frontier: usize,
+    /// Live anchored-DFA runs: (start offset, state after the bytes up to `frontier`).
+    live: Vec<(usize, StateID)>,
+    /// Leftmost start at or after which a complete match was seen.
+    matched: Option<usize>,
+}
+
+impl Pattern {
+    /// A regex delimiter (Python syntax, see the module docs).
+    pub fn regex(scope: &str, source: &str) -> Result<Pattern> {
+        let rust = translate(source).map_err(|e| invalid(format!("{scope}: pattern {source:?}: {e}")))?;
+        let meta = meta::Builder::new()
+            .syntax(syntax_config())
+            .build(&rust)
+            .map_err(|e| invalid(format!("{scope}: invalid pattern {source:?}: {e}")))?;
+        let dfa = dense::Builder::new()
+            .configure(dense::DFA::config().start_kind(StartKind::Anchored).match_kind(MatchKind::All).dfa_size_limit(Some(8 << 20)).determinize_size_limit(Some(16 << 20)))
+            .syntax(syntax_config())
+            .build(&rust)
+            .map_err(|e| invalid(format!("{scope}: pattern {source:?} cannot be matched incrementally: {e}")))?;
+        let names = meta.group_info().pattern_names(regex_automata::PatternID::ZERO).flatten().map(str::to_string).collect();
+        Ok(Pattern { kind: Kind::Regex { meta, dfa: Box::new(dfa) }, names })
+    }
+
+    /// Literal delimiters (any of them).
+    pub fn literals(scope: &str, lits: &[String]) -> Result<Pattern> {
+        if lits.is_empty() {
+            return Err(invalid(format!("{scope}: a literal list must hold at least one literal")));
+        }
+        if lits.iter().any(String::is_empty) {
+            return Err(invalid(format!("{scope}: literals cannot be empty strings")));
+        }
+        let mut uniq: Vec<String> = Vec::new();
+        for l in lits {
+            if !uniq.contains(l) {
+                uniq.push(l.clone());
+            }
+        }
+        let can_extend = uniq.iter().any(|a| uniq.iter().any(|b| a != b && a.starts_with(b.as_str())));
+        Ok(Pattern { kind: Kind::Literals { lits: uniq, can_extend }, names: Vec::new() })
+    }
+
+    /// The leftmost delimiter at or after `pos` in `buf` (at `eos` no more input will come).
+    pub fn scan(&self, sc: &mut Scanner, buf: &str, pos: usize, eos: bool) -> Scan {
+        match &self.kind {
+            Kind::Literals { lits, can_extend } => scan_literals(lits, *can_extend, sc, buf, pos, eos),
+            Kind::Regex { meta, dfa } => {
+                if eos {
+                    return captures_at(meta, buf, pos, false);
+                }
+                scan_regex(meta, dfa, sc, buf, pos)
+            }
+        }
+    }
+
+    /// Last match end in `text` (for `start_anchor`), if any.
+    pub fn last_match_end(&self, text: &str) -> Option<usize> {
+        match &self.kind {
+            Kind::Literals { lits, .. } => {
+                let mut last = None;
+                let mut at = 0;
+                // Leftmost-longest, non-overlapping, as a regex alternation sorted longest-first finds them.
+                while at <= text.len() {
+                    let hit = (at..text.len()).filter(|&p| text.is_char_boundary(p)).find_map(|p| {
+                        lits.iter().filter(|l| text[p..].starts_with(l.as_str())).map(|l| (p, p + l.len())).max_by_key(|&(_, e)| e)
+                    });
+                    match hit {
+                        Some((_, e)) => {
+                            last = Some(e);
+                            at = e;
+                        }
+                        None => break,
+                    }
+                }
+                last
+            }
+            Kind::Regex { meta, .. } => meta.find_iter(text).last().map(|m| m.end()),
+        }
+    }
+}
+
+fn captures_at(meta: &meta::Regex, buf: &str, pos: usize, anchored: bool) -> Scan {
+    let mut caps = meta.create_captures();
+    let input = Input::new(buf).span(pos..buf.len()).anchored(if anchored { Anchored::Yes } else { Anchored::No });
+    meta.search_captures(&input, &mut caps);
+    let Some(m) = caps.get_match() else { return Scan::None };
+    let mut groups = Vec::new();
+    for name in meta.group_info().pattern_names(regex_automata::PatternID::ZERO).flatten() {
+        if let Some(span) = caps.get_group_by_name(name) {
+            groups.push((name.to_string(), buf[span.range()].to_string()));
+        }
+    }
+    Scan::Match(m.start(), m.end(), groups)
+}
+
+fn scan_regex(meta: &meta::Regex, dfa: &dense::DFA<Vec<u32>>, sc: &mut Scanner, buf: &str, pos: usize) -> Scan {
+    // Runs merged into a run that started before `pos` (now consumed) must be recomputed: rescan
+    // from `pos` (only the text after the last committed delimiter).
+    if sc.frontier < pos || sc.matched.is_some_and(|m| m < pos) || sc.live.iter().any(|&(s, _)| s < pos) {
+        *sc = Scanner { frontier: pos, ..Scanner::default() };
+    }
+    let bytes = buf.as_bytes();
+    let mut end = bytes.len();
+    for i in sc.frontier..bytes.len() {
+        // A run may start only on a character boundary.
+        if buf.is_char_boundary(i) {
+            let input = Input::new(buf).span(i..buf.len()).anchored(Anchored::Yes);
+            if let Ok(s0) = dfa.start_state_forward(&input) {
+                if !dfa.is_dead_state(s0) && !sc.live.iter().any(|&(_, st)| st == s0) {
+                    sc.live.push((i, s0));
+                }
+            }
+        }
+        let b = bytes[i];
+        let mut k = 0;
+        while k < sc.live.len() {
+            let (start, st) = sc.live[k];
+            let next = dfa.next_state(st, b);
+            if dfa.is_match_state(next) {
+                sc.matched = Some(sc.matched.map_or(start, |m| m.min(start)));
+            }
+            if dfa.is_dead_state(next) || dfa.is_quit_state(next) || sc.live[..k].iter().any(|&(_, s)| s == next) {
+                sc.live.remove(k);
+            } else {
+                sc.live[k].1 = next;
+                k += 1;
+            }
+        }
+        // Decided: a complete match no live run before it can pre-empt.
+        if let Some(m) = sc.matched {
+            if sc.live.iter().all(|&(s, _)| s > m) {
+                end = i + 1;
+                break;
+            }
+        }
+    }
+    sc.frontier = end;
+    let pending = sc.live.iter().map(|&(s, _)| s).min();
+    match (sc.matched, pending) {
+        (Some(m), p) if p.is_none_or(|p| m < p) => match captures_at(meta, buf, m, true) {
+            Scan::None => pending.map_or(Scan::None, Scan::Pending),
+            found => found,
+        },
+        (_, Some(p)) => Scan::Pending(p),
+        _ => Scan::None,
+    }
+}
+
+fn scan_literals(lits: &[String], can_extend: bool, sc: &mut Scanner, buf: &str, pos: usize, eos: bool) -> Scan {
+    // Offsets before the frontier held neither a match nor the start of one.
+    let from = pos.max(sc.frontier.min(buf.len()));
+    let bytes = buf.as_bytes();
+    for p in from..bytes.len() {
+        if !buf.is_char_boundary(p) || !lits.iter().any(|l| l.as_bytes()[0] == bytes[p]) {
+            continue;
+        }
+        let rest = &buf[p..];
+        if let Some(full) = lits.iter().filter(|l| rest.starts_with(l.as_str())).max_by_key(|l| l.len()) {
+            let end = p + full.len();
+            sc.frontier = p;
+            if !eos && can_extend && end == buf.len() {
+                return Scan::Pending(p);
+            }
+            return Scan::Match(p, end, Vec::new());
+        }
+        if !eos && lits.iter().any(|l| l.starts_with(rest)) {
+            sc.frontier = p;
+            return Scan::Pending(p);
+        }
+    }
+    sc.frontier = buf.len();
+    Scan::None
+}

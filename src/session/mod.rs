@@ -1,0 +1,109 @@
+//! The request layer: everything one request needs, built from the stages below it.
+//!
+//! [`ChatTemplate`] is a compiled [`Template`] plus its differential [`Analysis`], computed once on
+//! first use and cached here (the template stage knows nothing of analysis). For a request
+//! ([`RequestOptions`]) it gives the generation prompt ([`prompt`]), the output parser
+//! ([`StreamParser`], built by the template's output format) and the grammar. The JS binding, the CLI
+//! and [`verify_template`] go through this layer only.
+
+mod prompt;
+mod stream;
+mod verify;
+
+pub use prompt::generation_prompt;
+pub use stream::{parse_output, StreamParser};
+pub use verify::{fixture_tools, verify_template, PartStatus, Verified, VerifyReport, VerifyResult};
+
+use crate::analysis::{analyze_template_with_caps, Analysis};
+use crate::api::{Message, RequestOptions};
+use crate::gbnf::Grammar;
+use crate::template::{RenderOptions, Template};
+use crate::{Error, ErrorKind, Result};
+use std::sync::OnceLock;
+
+/// A compiled chat template with its analysis (computed on first use, then cached).
+///
+/// Dereferences to the [`Template`] it wraps, so `render`, `render_lenient`, `caps` and `source` are
+/// available directly.
+pub struct ChatTemplate {
+    template: Template,
+    /// The analysis or why it failed, kept either way (a failure is not retried).
+    analysis: OnceLock<Result<Analysis>>,
+}
+
+impl std::fmt::Debug for ChatTemplate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.template.fmt(f)
+    }
+}
+
+impl std::ops::Deref for ChatTemplate {
+    type Target = Template;
+    fn deref(&self) -> &Template {
+        &self.template
+    }
+}
+
+impl From<Template> for ChatTemplate {
+    fn from(template: Template) -> Self {
+        ChatTemplate { template, analysis: OnceLock::new() }
+    }
+}
+
+impl ChatTemplate {
+    /// Compile `source`. Fails with [`crate::ErrorKind::TemplateSyntax`] naming line and column.
+    pub fn new(source: &str, options: RenderOptions) -> Result<Self> {
+        Template::new(source, options).map(Self::from)
+    }
+
+    /// The compiled template.
+    pub fn template(&self) -> &Template {
+        &self.template
+    }
+
+    /// The differential analysis of this template, computed once on first use (dozens of renders, all
+    /// held to one budget, `RenderOptions::analysis_fuel`). Fails with [`ErrorKind::Limit`] when a
+    /// probe render hits a limit or the budget runs out, and with [`ErrorKind::Analysis`] when no
+    /// probe conversation renders at all. The result, error included, is kept: later calls return it.
+    pub fn analysis(&self) -> Result<&Analysis> {
+        // Computed outside the cell so that a failure (or an unwinding trap) never leaves it mid-init.
+        if self.analysis.get().is_none() {
+            let t = &self.template;
+            let computed = t.caps_checked().and_then(|caps| {
+                let a = analyze_template_with_caps(t, caps);
+                t.probe_failure().map_or(Ok(a), Err)
+            });
+            let _ = self.analysis.set(computed);
+        }
+        match self.analysis.get() {
+            Some(Ok(a)) => Ok(a),
+            Some(Err(e)) => Err(e.clone()),
+            None => Err(Error::new(ErrorKind::Analysis, "analysis unavailable")),
+        }
+    }
+
+    /// What the template appends for the assistant's turn in this request (see [`generation_prompt`]).
+    pub fn generation_prompt(&self, options: &RequestOptions) -> Result<String> {
+        generation_prompt(&self.template, self.analysis()?, options)
+    }
+
+    /// A streaming parser for this request's model output, fed the request's generation prompt.
+    pub fn stream_parser(&self, options: &RequestOptions) -> Result<StreamParser> {
+        StreamParser::new(self.analysis()?, &self.generation_prompt(options)?, options)
+    }
+
+    /// Parse a whole model output of this request.
+    pub fn parse_output(&self, text: &str, options: &RequestOptions) -> Result<Message> {
+        parse_output(self.analysis()?, &self.generation_prompt(options)?, text, options)
+    }
+
+    /// The GBNF grammar, lazy triggers and preserved tokens for this request.
+    pub fn grammar(&self, options: &RequestOptions) -> Result<Grammar> {
+        crate::formats::build_grammar(self.analysis()?, options)
+    }
+
+    /// The template's round-trip self-test.
+    pub fn verify(&self) -> VerifyReport {
+        verify_template(self)
+    }
+}

@@ -1,0 +1,99 @@
+//! The generation prompt: what the template appends for the assistant's turn.
+//!
+//! llama.cpp parses `generation_prompt + output`, after skipping the prompt up to the reasoning start
+//! marker: a prompt ending in `<think>\n` means the output begins inside reasoning. For continued
+//! assistant messages (`continue_final_message`) the generation prompt is rebuilt from the prefill:
+//! `prompt-up-to-reasoning-start + start + reasoning [+ end + content]`.
+
+use crate::analysis::Analysis;
+use crate::api::{text_of, RequestOptions};
+use crate::formats::format_of;
+use crate::template::Template;
+use crate::Result;
+use serde_json::{Map, Value};
+
+/// Messages as the template wants them: tool-call arguments given as a JSON string become an object
+/// when the template renders object arguments (as llama.cpp does; `arguments|items` needs a mapping).
+fn template_messages(template: &Template, messages: &[Value]) -> Vec<Value> {
+    let mut messages = messages.to_vec();
+    if template.caps().supports_object_arguments {
+        for m in &mut messages {
+            let Some(calls) = m.get_mut("tool_calls").and_then(Value::as_array_mut) else { continue };
+            for call in calls {
+                let Some(args) = call.get_mut("function").and_then(|f| f.get_mut("arguments")) else { continue };
+                if let Some(obj) = args.as_str().and_then(|s| serde_json::from_str::<Value>(s).ok()).filter(Value::is_object) {
+                    *args = obj;
+                }
+            }
+        }
+    }
+    messages
+}
+
+/// Tools with the optional OpenAI fields filled in (`description`, `parameters`): many templates
+/// concatenate `tool.description` and fail on a tool without one.
+fn template_tools(tools: &[Value]) -> Vec<Value> {
+    let mut tools = tools.to_vec();
+    for t in &mut tools {
+        let f = match t.get_mut("function") {
+            Some(f) if f.is_object() => f,
+            _ => continue,
+        };
+        if f.get("description").is_none_or(Value::is_null) {
+            f["description"] = "".into();
+        }
+        if f.get("parameters").is_none_or(Value::is_null) {
+            f["parameters"] = serde_json::json!({ "type": "object", "properties": {} });
+        }
+    }
+    tools
+}
+
+fn render(template: &Template, messages: &[Value], options: &RequestOptions, add_generation_prompt: bool) -> Result<String> {
+    let with_tools = render_with(template, messages, options, add_generation_prompt, true);
+    match with_tools {
+        // The turn's opening rarely depends on the tool list; a template that cannot render the given
+        // tools (missing fields it insists on) still yields its generation prompt without them.
+        Err(_) if !options.tools.is_empty() => render_with(template, messages, options, add_generation_prompt, false).or(with_tools),
+        r => r,
+    }
+}
+
+fn render_with(template: &Template, messages: &[Value], options: &RequestOptions, add_generation_prompt: bool, tools: bool) -> Result<String> {
+    let mut ctx = Map::new();
+    ctx.insert("messages".into(), Value::Array(template_messages(template, messages)));
+    if tools && !options.tools.is_empty() {
+        ctx.insert("tools".into(), Value::Array(template_tools(&options.tools)));
+    }
+    ctx.insert("add_generation_prompt".into(), add_generation_prompt.into());
+    ctx.insert("enable_thinking".into(), options.enable_thinking.into());
+    for (k, v) in &options.extra_context {
+        ctx.insert(k.clone(), v.clone());
+    }
+    template.render_lenient(&Value::Object(ctx)).map(|(text, _)| text)
+}
+
+/// What the template appends when asked for a generation prompt: the text after the common prefix
+/// of the renders with `add_generation_prompt` false and true. For a continued assistant message
+/// (`continue_final_message`), the prompt is rebuilt from that message as llama.cpp does, using the
+/// analysis' reasoning markers.
+pub fn generation_prompt(template: &Template, analysis: &Analysis, options: &RequestOptions) -> Result<String> {
+    let continued = options.continued_message();
+    // Without a conversation, a single user turn stands in (many templates index `messages[0]`).
+    let default_history = [serde_json::json!({ "role": "user", "content": "Hello" })];
+    let history = match continued {
+        Some(_) => &options.messages[..options.messages.len() - 1],
+        None if options.messages.is_empty() => &default_history[..],
+        None => &options.messages[..],
+    };
+    let without = render(template, history, options, false)?;
+    let with = render(template, history, options, true)?;
+    let common = without.char_indices().zip(with.chars()).find(|((_, a), b)| a != b).map_or(without.len().min(with.len()), |((i, _), _)| i);
+    let mut gp = with.get(common..).unwrap_or("").to_string();
+    if let Some(msg) = continued {
+        let content = options.continued_content();
+        let reasoning = text_of(msg.get("reasoning_content"));
+        gp = format_of(analysis.handler).continuation_prefill(analysis, &gp, &reasoning, content.as_deref());
+    }
+    Ok(gp)
+}

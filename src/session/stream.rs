@@ -1,0 +1,174 @@
+//! The user-facing parsing API: [`StreamParser`] for streams, [`parse_output`] for whole texts.
+//!
+//! Both run the same state machine; a whole parse is `push(text)` + `finish()`.
+//!
+//! # Errors
+//! Streaming never fails: malformed output stays content and is reported by
+//! [`StreamParser::diagnostics`]. Only [`StreamParser::finish`] of a non-partial request fails, when
+//! the output ends inside a tool call; the error carries the call's byte offset in the output. After
+//! an error the parser is poisoned: later calls return a clone of it.
+
+use crate::analysis::Analysis;
+use crate::api::{Delta, Diagnostic, Message, ReasoningFormat, RequestOptions};
+use crate::formats::format_of;
+use crate::parse::call_ids::CallIds;
+use crate::parse::inline_reasoning::InlineReasoning;
+use crate::parse::OutputParser;
+use crate::{Error, Result};
+
+/// Streaming parser of model output into an OpenAI-style message.
+pub struct StreamParser {
+    inner: Box<dyn OutputParser>,
+    message: Message,
+    is_partial: bool,
+    /// Deltas produced before the first push (from the generation-prompt prefill).
+    initial: Vec<Delta>,
+    failed: Option<Error>,
+    finished: bool,
+    /// Deltas of a `finish` that failed (already applied to `message`), until taken.
+    unreturned: Vec<Delta>,
+    /// Gives every tool call an id (see [`super::call_ids`]).
+    ids: CallIds,
+    /// deepseek-legacy: reasoning deltas repeat text the content deltas hold.
+    inline_reasoning: bool,
+}
+
+impl std::fmt::Debug for StreamParser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamParser").field("message", &self.message).finish()
+    }
+}
+
+impl StreamParser {
+    /// A parser for a template described by `analysis`, whose prompt ended with `generation_prompt`
+    /// (see [`super::generation_prompt`]; for continued messages, including the prefill).
+    pub fn new(analysis: &Analysis, generation_prompt: &str, options: &RequestOptions) -> Result<StreamParser> {
+        let format = format_of(analysis.handler);
+        let (inner, mut initial) = if options.reasoning_format == ReasoningFormat::DeepseekLegacy {
+            let with = |reasoning_format| RequestOptions { reasoning_format, ..options.clone() };
+            let (extract, extract_initial) = format.parser(analysis, &with(ReasoningFormat::Auto), generation_prompt);
+            let (inline, inline_initial) = format.parser(analysis, &with(ReasoningFormat::None), generation_prompt);
+            let p: Box<dyn OutputParser> = Box::new(InlineReasoning::new(extract, inline));
+            (p, InlineReasoning::initial(extract_initial, inline_initial))
+        } else {
+            format.parser(analysis, options, generation_prompt)
+        };
+        let mut parser = StreamParser {
+            inner,
+            message: Message::default(),
+            is_partial: options.is_partial,
+            initial: Vec::new(),
+            failed: None,
+            finished: false,
+            unreturned: Vec::new(),
+            ids: CallIds::new(&options.messages),
+            inline_reasoning: options.reasoning_format == ReasoningFormat::DeepseekLegacy,
+        };
+        parser.accept(&mut initial);
+        parser.initial = initial;
+        Ok(parser)
+    }
+
+    /// A parser over any [`OutputParser`] (e.g. a declared response template), with the deltas
+    /// its construction produced (from the prompt).
+    pub fn with_parser(inner: Box<dyn OutputParser>, mut initial: Vec<Delta>, options: &RequestOptions) -> StreamParser {
+        let mut parser = StreamParser {
+            inner,
+            message: Message::default(),
+            is_partial: options.is_partial,
+            initial: Vec::new(),
+            failed: None,
+            finished: false,
+            unreturned: Vec::new(),
+            ids: CallIds::new(&options.messages),
+            inline_reasoning: false,
+        };
+        parser.accept(&mut initial);
+        parser.initial = initial;
+        parser
+    }
+
+    /// Consume a chunk of model output; returns the deltas it completed.
+    pub fn push(&mut self, chunk: &str) -> Vec<Delta> {
+        let mut out = Vec::new();
+        self.push_into(chunk, &mut out);
+        out
+    }
+
+    /// [`Self::push`] appending to `out`: a caller that reuses one vector for every chunk saves an
+    /// allocation per chunk.
+    pub fn push_into(&mut self, chunk: &str, out: &mut Vec<Delta>) {
+        out.append(&mut self.initial);
+        if self.failed.is_some() || self.finished {
+            return;
+        }
+        let start = out.len();
+        self.inner.push(chunk, out);
+        self.accept(out.get_mut(start..).unwrap_or(&mut []));
+    }
+
+    /// The one place every format's deltas pass: give new calls their id, then apply to the message.
+    fn accept(&mut self, deltas: &mut [Delta]) {
+        for d in deltas {
+            // With reasoning also inline in content (deepseek-legacy), the content stream already holds
+            // it: ids follow that stream alone, which is the same in any chunking (and as under `none`).
+            if !(self.inline_reasoning && matches!(d, Delta::Reasoning(_))) {
+                self.ids.stamp(d);
+            }
+            self.message.apply(d);
+        }
+    }
+
+    /// End of output: flush what was held back. Fails only for a non-partial request whose output
+    /// ends inside a tool call (the deltas up to there were already applied to [`Self::message`]).
+    pub fn finish(&mut self) -> Result<Vec<Delta>> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        let mut out = std::mem::take(&mut self.initial);
+        if self.finished {
+            return Ok(out);
+        }
+        let start = out.len();
+        let r = self.inner.finish(self.is_partial, &mut out);
+        self.accept(out.get_mut(start..).unwrap_or(&mut []));
+        self.finished = true;
+        match r {
+            Ok(()) => Ok(out),
+            Err(e) => {
+                self.failed = Some(e.clone());
+                self.unreturned = out;
+                Err(e)
+            }
+        }
+    }
+
+    /// The deltas produced by a [`Self::finish`] that returned an error (they come before the
+    /// error: the message already contains them). Empty once taken.
+    pub fn take_failed_deltas(&mut self) -> Vec<Delta> {
+        std::mem::take(&mut self.unreturned)
+    }
+
+    /// The message as parsed so far.
+    pub fn message(&self) -> &Message {
+        &self.message
+    }
+
+    /// True once the output reached a stop marker after which nothing more is expected.
+    pub fn stopped(&self) -> bool {
+        self.inner.stopped()
+    }
+
+    /// Problems seen in the output so far.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        self.inner.diagnostics()
+    }
+}
+
+/// Parse a whole model output: `push(text)` then `finish()`.
+pub fn parse_output(analysis: &Analysis, generation_prompt: &str, text: &str, options: &RequestOptions) -> Result<Message> {
+    let mut p = StreamParser::new(analysis, generation_prompt, options)?;
+    p.push(text);
+    p.finish()?;
+    Ok(p.message)
+}

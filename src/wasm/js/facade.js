@@ -1,0 +1,542 @@
+// The public JS API: a hand-written facade over the wasm-bindgen glue.
+//
+// scripts/bundle-js.mjs pastes this file after the glue (wrapped so that its exports are `raw.*`) and before
+// an entry-specific tail, producing the Node CommonJS entry and the browser ESM entry. In scope here:
+//   raw       the glue's exports (raw classes and functions; context/options cross as JSON text)
+//   wasm()    the instance's exports, or undefined before `init()` in the browser
+//
+// Why a facade: wasm-bindgen passes whatever it is given (a number where a string is expected reads
+// garbage memory, a forged `{__handle}` object reads another object), a trap leaves the wasm shadow stack
+// pointer wherever it was, and an object whose method trapped stays borrowed forever. Here every argument
+// and every `this` is checked before anything crosses, every error becomes a `ChatAutoparserError` with a
+// `kind`, and after a trap the stack pointer is restored and only the object that trapped is retired.
+
+/** Every error this package throws. `kind` is machine-readable; see the README for the list. */
+class ChatAutoparserError extends Error {
+  constructor(kind, message, details) {
+    super(message);
+    this.name = 'ChatAutoparserError';
+    this.kind = kind;
+    if (details) {
+      for (const key of ['line', 'column', 'offset', 'deltas']) {
+        if (details[key] !== undefined) this[key] = details[key];
+      }
+    }
+  }
+}
+
+const invalid = (message) => new ChatAutoparserError('InvalidInput', message);
+const invalidState = (message) => new ChatAutoparserError('InvalidState', message);
+
+function describe(v) {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'string') return 'a string';
+  if (typeof v === 'object') return 'an object';
+  return `${typeof v === 'undefined' ? '' : 'a '}${typeof v}`;
+}
+
+function needString(v, name) {
+  if (typeof v !== 'string') throw invalid(`${name}: expected a string, got ${describe(v)}`);
+}
+
+const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** JSON text for a value the user passed; whatever JSON.stringify throws (cycles, BigInt, depth) is InvalidInput. */
+function toJson(v, name) {
+  let text;
+  try {
+    text = JSON.stringify(v);
+  } catch (e) {
+    const why = e instanceof RangeError ? 'too deeply nested' : String(e && e.message);
+    throw invalid(`${name}: cannot be converted to JSON (${why})`);
+  }
+  if (typeof text !== 'string') throw invalid(`${name}: cannot be converted to JSON`);
+  return text;
+}
+
+// The option fields and their JS types. Unknown names are errors, as on the Rust side (which checks again).
+const count = (v) => Number.isSafeInteger(v) && v >= 0;
+const oneOf = (...values) => [(v) => values.includes(v), `one of ${values.map((x) => `'${x}'`).join(', ')}`];
+const RENDER_OPTIONS = {
+  now: [(v) => typeof v === 'number' && Number.isFinite(v), 'a finite number (Unix seconds)'],
+  fuel: [count, 'a non-negative integer'],
+  recursionLimit: [count, 'a non-negative integer'],
+  maxOutputBytes: [count, 'a non-negative integer'],
+  bosToken: [(v) => typeof v === 'string', 'a string'],
+  eosToken: [(v) => typeof v === 'string', 'a string'],
+};
+const REQUEST_OPTIONS = {
+  tools: [Array.isArray, 'an array of tools'],
+  messages: [Array.isArray, 'an array of messages'],
+  addGenerationPrompt: [(v) => typeof v === 'boolean', 'a boolean'],
+  continueFinalMessage: oneOf('none', 'content', 'reasoning', 'auto'),
+  enableThinking: [(v) => typeof v === 'boolean', 'a boolean'],
+  reasoningFormat: oneOf('none', 'auto', 'deepseek', 'deepseek-legacy'),
+  parallelToolCalls: [(v) => typeof v === 'boolean', 'a boolean'],
+  toolChoice: [(v) => typeof v === 'string' || isPlainObject(v), "'auto', 'required', 'none' or {type: 'function', function: {name}}"],
+  jsonSchema: [(v) => v === null || typeof v === 'boolean' || isPlainObject(v), 'a JSON schema object'],
+  isPartial: [(v) => typeof v === 'boolean', 'a boolean'],
+  extraContext: [isPlainObject, 'an object'],
+  reasoningField: oneOf('reasoning_content', 'reasoning', 'thinking'),
+};
+const RESPONSE_TEMPLATE_OPTIONS = {
+  reasoningField: oneOf('thinking', 'reasoning', 'reasoning_content'),
+  startAnchor: [(v) => typeof v === 'string', 'a string'],
+};
+const PARSE_RESPONSE_OPTIONS = {
+  prefix: [(v) => typeof v === 'string', 'a string'],
+  tools: [Array.isArray, 'an array of tools'],
+};
+// Render options may be null (= default); request options only where the Rust type is optional.
+const NULLABLE = new Set([...Object.keys(RENDER_OPTIONS), 'jsonSchema']);
+
+/** Check an options object against a schema; returns its JSON text, or undefined when absent. */
+function optionsJson(options, schema, name = 'options') {
+  if (options === undefined || options === null) return undefined;
+  return userCode(name, () => checkOptions(options, schema, name));
+}
+
+/** Run validation that touches user objects (getters, proxies may throw): their errors are InvalidInput. */
+function userCode(name, f) {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof ChatAutoparserError) throw e;
+    throw invalid(`${name}: reading it threw ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
+  }
+}
+
+function checkOptions(options, schema, name) {
+  if (!isPlainObject(options)) throw invalid(`${name}: expected an object, got ${describe(options)}`);
+  const copy = {};
+  for (const key of Object.keys(options)) {
+    const value = options[key];
+    if (!Object.prototype.hasOwnProperty.call(schema, key)) {
+      throw invalid(`${name}.${key}: unknown option (expected one of ${Object.keys(schema).join(', ')})`);
+    }
+    if (value === undefined || (value === null && NULLABLE.has(key))) continue;
+    const [ok, what] = schema[key];
+    if (!ok(value)) throw invalid(`${name}.${key}: expected ${what}, got ${describe(value)}`);
+    copy[key] = value;
+  }
+  return toJson(copy, name);
+}
+
+function contextJson(context) {
+  return userCode('context', () => {
+    if (!isPlainObject(context)) throw invalid(`context: expected an object, got ${describe(context)}`);
+    return toJson(context, 'context');
+  });
+}
+
+// Per-object state, keyed by the facade object: the raw wasm-bindgen object, and why it can no longer be
+// used (freed, finished, broken by a trap). A WeakMap, not a property: `this` cannot be forged.
+const templates = new WeakMap();
+const parsers = new WeakMap();
+
+function stateOf(map, self, cls, method) {
+  const s = map.get(self);
+  if (s === undefined) throw invalid(`${cls}.${method}: \`this\` is not a ${cls}`);
+  if (s.broken) throw invalidState(`${cls}.${method}: ${s.broken}`);
+  if (s.raw === null) throw invalidState(`${cls}.${method}: this ${cls} has been freed`);
+  return s;
+}
+
+/** A `templateOrSource` argument: a source string as is, or the raw object behind a live ChatTemplate. */
+function templateArg(v, name = 'templateOrSource') {
+  if (typeof v === 'string') return { arg: v, state: undefined, source: v };
+  const s = templates.get(v);
+  if (s === undefined) throw invalid(`${name}: expected a template source string or a ChatTemplate, got ${describe(v)}`);
+  if (s.broken) throw invalidState(`${name}: ${s.broken}`);
+  if (s.raw === null) throw invalid(`${name}: this ChatTemplate has been freed`);
+  return { arg: s.raw, state: s, source: s.source };
+}
+
+/** An error the Rust side returned (already has `kind`), as a ChatAutoparserError with JS offsets:
+ * `where.source` (the template) converts `column`, `where.toUtf16` (the parsed text) converts `offset`. */
+function fromRust(e, where) {
+  if (e instanceof ChatAutoparserError) return e;
+  const err = new ChatAutoparserError(e.kind, e.message, e);
+  if (where && where.source !== undefined && typeof err.line === 'number' && typeof err.column === 'number') {
+    err.column = utf16Column(where.source, err.line, err.column);
+  }
+  if (where && where.toUtf16 !== undefined && typeof err.offset === 'number') err.offset = where.toUtf16(err.offset);
+  return err;
+}
+
+/**
+ * Run one call into wasm. Errors the Rust side returns pass through (with their `kind`). Anything else
+ * unwound through wasm without running its epilogues (a trap: stack exhaustion, an abort, out of memory):
+ * put the shadow stack pointer back, retire the objects the call was using (their Rust state may be half
+ * updated and their borrow flags stay set), drop the cached source templates, and report `Internal`.
+ * `where` says which JS strings the error's positions refer to (see `fromRust`).
+ */
+function guarded(states, f, where) {
+  const w = wasm();
+  if (w === undefined) throw invalidState('the wasm module is not loaded yet: `await init()` first');
+  const sp = w.__stack_pointer;
+  const saved = sp.value;
+  try {
+    return f();
+  } catch (e) {
+    if (e !== null && typeof e === 'object' && typeof e.kind === 'string') throw fromRust(e, where);
+    sp.value = saved;
+    const what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    for (const s of states) {
+      if (s === undefined || s.raw === null) continue;
+      s.broken = `unusable after an internal error in an earlier call (${what})`;
+      // Detach without freeing: its Rust value may be mid-update. Leaking it is the safe choice.
+      s.raw.__destroy_into_raw();
+      s.raw = null;
+    }
+    try { raw.__resetAfterTrap(); } catch { sp.value = saved; }
+    throw new ChatAutoparserError('Internal', `internal error: ${what}; the objects this call used are retired, everything else keeps working`);
+  }
+}
+
+// --- Offsets: the core reports UTF-8 byte offsets and code-point columns; JS code indexes UTF-16 units.
+
+const isHigh = (c) => c >= 0xd800 && c <= 0xdbff;
+const isLow = (c) => c >= 0xdc00 && c <= 0xdfff;
+
+/** Bytes of `s` in UTF-8 as TextEncoder writes it (an unpaired surrogate becomes U+FFFD: 3 bytes). */
+function utf8Length(s) {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (isHigh(c) && isLow(s.charCodeAt(i + 1))) { n += 4; i++; } else n += 3;
+  }
+  return n;
+}
+
+/** The UTF-16 index in `s` of UTF-8 byte `byte` (of the character holding it, if it falls inside one). */
+function utf16Index(s, byte) {
+  let b = 0;
+  let i = 0;
+  while (i < s.length) {
+    const c = s.charCodeAt(i);
+    const pair = isHigh(c) && isLow(s.charCodeAt(i + 1));
+    const n = c < 0x80 ? 1 : c < 0x800 ? 2 : pair ? 4 : 3;
+    if (b + n > byte) break;
+    b += n;
+    i += pair ? 2 : 1;
+  }
+  return i;
+}
+
+/** A 1-based column counted in code points (the core's) → counted in UTF-16 units, on line `line` of `source`. */
+function utf16Column(source, line, column) {
+  let start = 0;
+  for (let l = 1; l < line; l++) {
+    const nl = source.indexOf('\n', start);
+    if (nl < 0) return column;
+    start = nl + 1;
+  }
+  let i = start;
+  for (let k = 1; k < column && i < source.length; k++) i += isHigh(source.charCodeAt(i)) && isLow(source.charCodeAt(i + 1)) ? 2 : 1;
+  return i - start + 1;
+}
+
+/** The text a StreamParser was given, kept as sealed pieces with their UTF-16 and UTF-8 starts (computed once
+ * per 64K units), so a byte offset maps back in O(log n + 64K) without re-reading the whole stream. */
+class StreamText {
+  constructor() {
+    this.pieces = [];   // { s, u16, u8 }
+    this.tail = '';
+    this.tailU16 = 0;
+    this.tailU8 = 0;
+  }
+
+  add(s) {
+    this.tail += s;
+    if (this.tail.length >= 65536) {
+      this.pieces.push({ s: this.tail, u16: this.tailU16, u8: this.tailU8 });
+      this.tailU16 += this.tail.length;
+      this.tailU8 += utf8Length(this.tail);
+      this.tail = '';
+    }
+  }
+
+  toUtf16(byte) {
+    if (byte >= this.tailU8) return this.tailU16 + utf16Index(this.tail, byte - this.tailU8);
+    let lo = 0;
+    let hi = this.pieces.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.pieces[mid].u8 <= byte) lo = mid; else hi = mid - 1;
+    }
+    const p = this.pieces[lo];
+    return p.u16 + utf16Index(p.s, byte - p.u8);
+  }
+}
+
+const withUtf16Offsets = (diagnostics, toUtf16) => diagnostics.map((d) => ({ ...d, offset: toUtf16(d.offset) }));
+
+/** `free()`: release the wasm memory now; a second call is a no-op. */
+function freeObject(map, self, cls) {
+  const s = map.get(self);
+  if (s === undefined) throw invalid(`${cls}.free: \`this\` is not a ${cls}`);
+  if (s.raw === null) return;
+  const r = s.raw;
+  s.raw = null;
+  guarded([], () => r.free());
+}
+
+class ChatTemplate {
+  /** Compile a template. Throws `TemplateSyntax` (with line and column). */
+  /** `source`: the template, or a tokenizer_config.json-like `{chat_template, response_template?}`;
+   * `options.responseTemplate`: a declared Hugging Face response template to parse by. */
+  constructor(source, options) {
+    let declared;
+    if (isPlainObject(source)) {
+      ({ source, declared } = userCode('source', () => ({ source: source.chat_template, declared: source.response_template })));
+      if (typeof source !== 'string') throw invalid(`source.chat_template: expected a string (resolve a named-template list first), got ${describe(source)}`);
+    }
+    needString(source, 'source');
+    if (isPlainObject(options) && userCode('options', () => Object.prototype.hasOwnProperty.call(options, 'responseTemplate'))) {
+      const { responseTemplate, ...rest } = userCode('options', () => ({ ...options }));
+      if (responseTemplate !== undefined && responseTemplate !== null) declared = responseTemplate;
+      options = rest;
+    }
+    let rt;
+    if (declared !== undefined && declared !== null) {
+      if (!isPlainObject(declared)) throw invalid(`responseTemplate: expected a response_template object, got ${describe(declared)}`);
+      rt = userCode('responseTemplate', () => toJson(declared, 'responseTemplate'));
+    }
+    const opts = optionsJson(options, RENDER_OPTIONS);
+    const r = guarded([], () => new raw.ChatTemplate(source, opts, rt), { source });
+    templates.set(this, { raw: r, broken: null, source });
+  }
+
+  /** The declared response template, or undefined. */
+  get responseTemplate() {
+    const s = stateOf(templates, this, 'ChatTemplate', 'responseTemplate');
+    return guarded([s], () => s.raw.responseTemplate, s);
+  }
+
+  render(context) {
+    const s = stateOf(templates, this, 'ChatTemplate', 'render');
+    const ctx = contextJson(context);
+    return guarded([s], () => s.raw.render(ctx), s);
+  }
+
+  get caps() {
+    const s = stateOf(templates, this, 'ChatTemplate', 'caps');
+    return guarded([s], () => s.raw.caps, s);
+  }
+
+  get analysis() {
+    const s = stateOf(templates, this, 'ChatTemplate', 'analysis');
+    return guarded([s], () => s.raw.analysis, s);
+  }
+
+  get source() {
+    const s = stateOf(templates, this, 'ChatTemplate', 'source');
+    return s.source;
+  }
+
+  /** Release the wasm memory now. Freeing twice is a no-op. */
+  free() {
+    freeObject(templates, this, 'ChatTemplate');
+  }
+}
+
+class StreamParser {
+  constructor(templateOrSource, options) {
+    const t = templateArg(templateOrSource);
+    const opts = optionsJson(options, REQUEST_OPTIONS);
+    const r = guarded([t.state], () => new raw.StreamParser(t.arg, opts), t);
+    // `pending`: a high surrogate that ended the last chunk. UTF-8 cannot carry half a pair, so it waits
+    // for the low half that starts the next chunk. `text`: what went in, to report offsets in UTF-16.
+    const text = new StreamText();
+    parsers.set(this, { raw: r, broken: null, finished: false, pending: '', text, toUtf16: (b) => text.toUtf16(b) });
+  }
+
+  /** Consume a chunk; returns the deltas it completed. Never throws on malformed output. */
+  push(chunk) {
+    const s = stateOf(parsers, this, 'StreamParser', 'push');
+    needString(chunk, 'chunk');
+    if (s.finished) throw invalidState('StreamParser.push: the parser is finished (push after finish() would lose the text)');
+    let text = s.pending === '' ? chunk : s.pending + chunk;
+    s.pending = '';
+    if (text.length > 0 && isHigh(text.charCodeAt(text.length - 1))) {
+      s.pending = text.slice(-1);
+      text = text.slice(0, -1);
+    }
+    if (text === '') return [];
+    s.text.add(text);
+    return guarded([s], () => s.raw.push(text));
+  }
+
+  /** End of output: the remaining deltas. An unpaired high surrogate left over becomes U+FFFD. */
+  finish() {
+    const s = stateOf(parsers, this, 'StreamParser', 'finish');
+    if (s.finished) throw invalidState('StreamParser.finish: the parser is already finished');
+    const tail = s.pending;
+    s.pending = '';
+    if (tail !== '') s.text.add(tail);
+    const before = tail === '' ? [] : guarded([s], () => s.raw.push(tail));
+    s.finished = true;
+    try {
+      const rest = guarded([s], () => s.raw.finish(), s);
+      return before.length === 0 ? rest : before.concat(rest);
+    } catch (e) {
+      if (before.length > 0 && Array.isArray(e.deltas)) e.deltas = before.concat(e.deltas);
+      throw e;
+    }
+  }
+
+  /** `push`, plus transformers-style region events: `{ deltas, events }`. */
+  pushEvents(chunk) {
+    const s = stateOf(parsers, this, 'StreamParser', 'pushEvents');
+    needString(chunk, 'chunk');
+    if (s.finished) throw invalidState('StreamParser.pushEvents: the parser is finished (push after finish() would lose the text)');
+    let text = s.pending === '' ? chunk : s.pending + chunk;
+    s.pending = '';
+    if (text.length > 0 && isHigh(text.charCodeAt(text.length - 1))) {
+      s.pending = text.slice(-1);
+      text = text.slice(0, -1);
+    }
+    if (text === '') return { deltas: [], events: [] };
+    s.text.add(text);
+    return guarded([s], () => s.raw.pushEvents(text));
+  }
+
+  /** `finish`, plus the last region events (the open region closes). */
+  finishEvents() {
+    const s = stateOf(parsers, this, 'StreamParser', 'finishEvents');
+    if (s.finished) throw invalidState('StreamParser.finishEvents: the parser is already finished');
+    const tail = s.pending;
+    s.pending = '';
+    if (tail !== '') s.text.add(tail);
+    const before = tail === '' ? { deltas: [], events: [] } : guarded([s], () => s.raw.pushEvents(tail));
+    s.finished = true;
+    try {
+      const rest = guarded([s], () => s.raw.finishEvents(), s);
+      return { deltas: before.deltas.concat(rest.deltas), events: before.events.concat(rest.events) };
+    } catch (e) {
+      if (before.deltas.length > 0 && Array.isArray(e.deltas)) e.deltas = before.deltas.concat(e.deltas);
+      throw e;
+    }
+  }
+
+  get message() {
+    const s = stateOf(parsers, this, 'StreamParser', 'message');
+    return guarded([s], () => s.raw.message);
+  }
+
+  get diagnostics() {
+    const s = stateOf(parsers, this, 'StreamParser', 'diagnostics');
+    return withUtf16Offsets(guarded([s], () => s.raw.diagnostics), s.toUtf16);
+  }
+
+  get stopped() {
+    const s = stateOf(parsers, this, 'StreamParser', 'stopped');
+    return guarded([s], () => s.raw.stopped);
+  }
+
+  /** Release the wasm memory now. Freeing twice is a no-op. */
+  free() {
+    freeObject(parsers, this, 'StreamParser');
+  }
+}
+
+function renderTemplate(source, context, options) {
+  needString(source, 'source');
+  const ctx = contextJson(context);
+  const opts = optionsJson(options, RENDER_OPTIONS);
+  return guarded([], () => raw.renderTemplate(source, ctx, opts), { source });
+}
+
+function analyzeTemplate(source, options) {
+  needString(source, 'source');
+  const opts = optionsJson(options, RENDER_OPTIONS);
+  return guarded([], () => raw.analyzeTemplate(source, opts), { source });
+}
+
+function generationPrompt(templateOrSource, options) {
+  const t = templateArg(templateOrSource);
+  const opts = optionsJson(options, REQUEST_OPTIONS);
+  return guarded([t.state], () => raw.generationPrompt(t.arg, opts), t);
+}
+
+/**
+ * Parse a whole output. With `{ diagnostics: true }` (a JS-side option) the result is
+ * `{ message, diagnostics }`, the diagnostics a StreamParser given the same text would report.
+ */
+function parseOutput(templateOrSource, text, options) {
+  const t = templateArg(templateOrSource);
+  needString(text, 'text');
+  let withDiagnostics = false;
+  let rest = options;
+  if (isPlainObject(options) && userCode('options', () => Object.prototype.hasOwnProperty.call(options, 'diagnostics'))) {
+    ({ diagnostics: withDiagnostics, ...rest } = userCode('options', () => ({ ...options })));
+    if (typeof withDiagnostics !== 'boolean' && withDiagnostics !== undefined) {
+      throw invalid(`options.diagnostics: expected a boolean, got ${describe(withDiagnostics)}`);
+    }
+  }
+  const opts = optionsJson(rest, REQUEST_OPTIONS);
+  const where = { source: t.source, toUtf16: (b) => utf16Index(text, b) };
+  if (!withDiagnostics) return guarded([t.state], () => raw.parseOutput(t.arg, text, opts), where);
+  // The core's parseOutput is exactly a StreamParser given the whole text, then finished.
+  return guarded([t.state], () => {
+    const p = new raw.StreamParser(t.arg, opts);
+    p.push(text);
+    try {
+      p.finish();
+    } catch (e) {
+      if (e !== null && typeof e === 'object' && typeof e.kind === 'string') p.free();   // not after a trap
+      throw e;
+    }
+    const result = { message: p.message, diagnostics: withUtf16Offsets(p.diagnostics, where.toUtf16) };
+    p.free();
+    return result;
+  }, where);
+}
+
+function buildGrammar(templateOrSource, options) {
+  const t = templateArg(templateOrSource);
+  const opts = optionsJson(options, REQUEST_OPTIONS);
+  return guarded([t.state], () => raw.buildGrammar(t.arg, opts), t);
+}
+
+function checkGrammar(gbnf, text) {
+  needString(gbnf, 'gbnf');
+  needString(text, 'text');
+  const result = guarded([], () => raw.checkGrammar(gbnf, text), { source: gbnf });
+  if (typeof result.errorAt === 'number') result.errorAt = utf16Index(text, result.errorAt);
+  return result;
+}
+
+function verifyTemplate(templateOrSource) {
+  const t = templateArg(templateOrSource);
+  return guarded([t.state], () => raw.verifyTemplate(t.arg), t);
+}
+
+/** The template's analysis as a Hugging Face `response_template`: `{ responseTemplate, losses }`. */
+function responseTemplate(templateOrSource, options) {
+  const t = templateArg(templateOrSource);
+  const opts = optionsJson(options, RESPONSE_TEMPLATE_OPTIONS);
+  return guarded([t.state], () => raw.responseTemplate(t.arg, opts), t);
+}
+
+/** transformers' `parse_response` with a declared response template: the message dict. */
+function parseResponse(text, template, options) {
+  needString(text, 'text');
+  if (!isPlainObject(template)) throw invalid(`responseTemplate: expected a response_template object, got ${describe(template)}`);
+  const rt = userCode('responseTemplate', () => toJson(template, 'responseTemplate'));
+  const opts = optionsJson(options, PARSE_RESPONSE_OPTIONS);
+  return guarded([], () => raw.parseResponse(text, rt, opts));
+}
+
+function version() {
+  return guarded([], () => raw.version());
+}
+
+const API = {
+  ChatTemplate, StreamParser, ChatAutoparserError, renderTemplate, analyzeTemplate, generationPrompt, parseOutput,
+  buildGrammar, checkGrammar, verifyTemplate, responseTemplate, parseResponse, version, init,
+};
