@@ -4,8 +4,9 @@
 //! Run: `cargo run --profile bench --example check_long_calls [templates dir]`.
 
 use chat_autoparser::api::RequestOptions;
-use chat_autoparser::gbnf::{build_grammar, ParsedGrammar};
-use chat_autoparser::template::{ChatTemplate, RenderOptions};
+use chat_autoparser::build_grammar;
+use chat_autoparser::gbnf::ParsedGrammar;
+use chat_autoparser::{ChatTemplate, RenderOptions};
 use serde_json::json;
 use std::time::Instant;
 

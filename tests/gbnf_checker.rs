@@ -135,7 +135,7 @@ fn rule_names_follow_llama_cpp() {
 #[test]
 fn long_tagged_call_is_accepted_in_linear_work() {
     use chat_autoparser::api::RequestOptions;
-    use chat_autoparser::gbnf::build_grammar;
+    use chat_autoparser::build_grammar;
     use chat_autoparser::{ChatTemplate, RenderOptions};
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/conformance/templates/Qwen3-Coder.jinja")).unwrap();
     let t = ChatTemplate::new(&src, RenderOptions::default()).unwrap();
