@@ -137,9 +137,17 @@ fn join(
     attribute: Option<&str>,
     kwargs: minijinja::value::Kwargs,
 ) -> Result<Value, Error> {
-    let containers = attribute.is_none()
-        && matches!(value.kind(), ValueKind::Seq | ValueKind::Iterable)
-        && value.try_iter()?.any(|v| matches!(v.kind(), ValueKind::Seq | ValueKind::Map | ValueKind::Iterable));
+    let is_container = |v: &Value| matches!(v.kind(), ValueKind::Seq | ValueKind::Map | ValueKind::Iterable);
+    let mut containers = false;
+    if attribute.is_none() && is_container(value) && value.kind() != ValueKind::Map {
+        // `checked`: a spent walk budget (a lazy chain of 2^31 items) ends the scan with its error.
+        for item in value.try_iter()?.checked() {
+            if is_container(&item?) {
+                containers = true;
+                break;
+            }
+        }
+    }
     if !containers {
         return minijinja::filters::join(state, value, joiner, attribute, kwargs);
     }
