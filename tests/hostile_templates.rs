@@ -174,7 +174,7 @@ fn hostile_model_output_parses_in_linear_time() {
 #[test]
 fn list_growth_is_metered() {
     let render = |src: &str| ChatTemplate::new(src, RenderOptions::default()).and_then(|t| t.render(&context(json!([]))));
-    for (n, tail) in [(33, "x"), (32, "{{ ns.l|length }}"), (31, "{{ ns.l|join(',') }}")] {
+    for (n, tail) in [(33, "x"), (32, "{{ ns.l|length }}"), (31, "{{ ns.l|join(',') }}"), (32, "{{ ns.l }}")] {
         let src = format!("{{% set ns = namespace(l=[1]) %}}{{% for i in range({n}) %}}{{% set ns.l = ns.l + ns.l %}}{{% endfor %}}{tail}");
         let t0 = Instant::now();
         let e = render(&src).unwrap_err();

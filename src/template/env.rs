@@ -250,7 +250,9 @@ fn python_repr_inner(out: &mut String, value: &Value, top: bool, depth: usize) -
             }
             out.push(quote);
         }
-        ValueKind::Seq => {
+        // A sized iterable is a lazy list concatenation (`l + l`): a list to Python, and minijinja's
+        // own `Display` of it is unbounded.
+        ValueKind::Seq | ValueKind::Iterable if value.kind() == ValueKind::Seq || value.len().is_some() => {
             out.push('[');
             if let Ok(iter) = value.try_iter() {
                 // `checked`: an item that is an error (a spent walk budget) ends printing with it.
