@@ -128,3 +128,29 @@ fn rule_names_follow_llama_cpp() {
     assert!(ParsedGrammar::parse("root ::= a-b\na-b ::= \"x\"").is_ok());
     assert!(ParsedGrammar::parse("root ::= a_b\na_b ::= \"x\"").is_err());
 }
+
+/// Issue #11 item 9: tagged-argument grammars end a string value with a right-recursive "anything
+/// until `</parameter>`" rule; a valid 64 KB Qwen3-Coder call must be accepted within the checker's
+/// limits, with work linear in its length (it was a `Limit` error from 4 KB on).
+#[test]
+fn long_tagged_call_is_accepted_in_linear_work() {
+    use chat_autoparser::api::RequestOptions;
+    use chat_autoparser::build_grammar;
+    use chat_autoparser::{ChatTemplate, RenderOptions};
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/conformance/templates/Qwen3-Coder.jinja")).unwrap();
+    let t = ChatTemplate::new(&src, RenderOptions::default()).unwrap();
+    let tool = serde_json::json!({"type": "function", "function": {"name": "write_file", "parameters": {
+        "type": "object", "properties": {"content": {"type": "string"}}, "required": ["content"]}}});
+    let opts = RequestOptions { tools: vec![tool], ..RequestOptions::default() };
+    let g = ParsedGrammar::parse(&build_grammar(t.analysis().unwrap(), &opts).unwrap().gbnf).unwrap();
+    let line = "The quick brown fox; a < b, c > d, x = \"y\" </para\n";
+    let call = |n: usize| {
+        let body: String = line.repeat(n / line.len() + 1).chars().take(n).collect();
+        format!("<tool_call>\n<function=write_file>\n<parameter=content>\n{body}\n</parameter>\n</function>\n</tool_call>")
+    };
+    let (small, small_items) = g.check_counting(&call(1024)).unwrap();
+    let (big, big_items) = g.check_counting(&call(65536)).unwrap();
+    assert!(small.accepted && big.accepted);
+    // 64× the text, at most ~64× the work (quadratic would be ~4096×).
+    assert!(big_items < 80 * small_items, "1 KB: {small_items} items, 64 KB: {big_items}");
+}

@@ -165,3 +165,45 @@ fn hostile_model_output_parses_in_linear_time() {
         }
     }
 }
+
+/// Issue #11 item 5: minijinja concatenates lists lazily and flattens a chain deeper than 32 without
+/// charging fuel, so a namespace list doubled 33 times never returned, and doubled 32 times its
+/// `|length` (2^32) wrapped to 0 on wasm32. Our lists charge a per-render walk budget when minijinja
+/// walks them, and `length` counts a lazy chain against it: both end in a `Limit` error. Ordinary
+/// growth (`l + [x]` a thousand times) is unaffected.
+#[test]
+fn list_growth_is_metered() {
+    let render = |src: &str| ChatTemplate::new(src, RenderOptions::default()).and_then(|t| t.render(&context(json!([]))));
+    for (n, tail) in [(33, "x"), (32, "{{ ns.l|length }}"), (31, "{{ ns.l|join(',') }}"), (32, "{{ ns.l }}")] {
+        let src = format!("{{% set ns = namespace(l=[1]) %}}{{% for i in range({n}) %}}{{% set ns.l = ns.l + ns.l %}}{{% endfor %}}{tail}");
+        let t0 = Instant::now();
+        let e = render(&src).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Limit, "{n} doublings: {e}");
+        assert!(e.to_string().contains("list growth"), "{e}");
+        assert!(t0.elapsed() < 2 * SECOND, "{n} doublings: {:?}", t0.elapsed());
+    }
+    let ok = render("{% set ns = namespace(l=[1]) %}{% for i in range(1000) %}{% set ns.l = ns.l + [i] %}{% endfor %}{{ ns.l|length }} {{ ns.l[-1] }} {{ ns.l|count }}").unwrap();
+    assert_eq!(ok, "1001 999 1001");
+    let ok = render("{% set ns = namespace(l=[1]) %}{% for i in range(10) %}{% set ns.l = ns.l + ns.l %}{% endfor %}{{ ns.l|length }} {{ [1, 2]|length }} {{ 'ab'|length }} {{ {'a': 1}|length }}").unwrap();
+    assert_eq!(ok, "1024 2 2 1");
+}
+
+/// Found by examples/fuzz_templates.rs: a list holding itself twice, nested 40 times, then `join`
+/// (or `|string`) wrote 2^40 items: minijinja's `Display` of lists is unbounded (`~` still is, see
+/// SECURITY.md); ours is Python's `str()` with the serialized-size limit.
+#[test]
+fn shared_sublists_are_bounded_when_stringified() {
+    for tail in ["{{ ns.l|join(',') }}", "{{ ns.l|string|length }}", "{{ ns.l|tojson|length }}"] {
+        let src = format!("{{% set ns = namespace(l=[1]) %}}{{% for i in range(40) %}}{{% set ns.l = [ns.l, ns.l] %}}{{% endfor %}}{tail}");
+        let t0 = Instant::now();
+        let r = ChatTemplate::new(&src, RenderOptions::default()).and_then(|t| t.render(&context(json!([]))));
+        if let Err(e) = &r {
+            assert!(matches!(e.kind(), ErrorKind::Limit | ErrorKind::Render), "{tail}: {e}");
+        }
+        assert!(t0.elapsed() < 2 * SECOND, "{tail}: {:?}", t0.elapsed());
+    }
+    let ok = ChatTemplate::new("{% set ns = namespace(l=[1, 'a', [2]]) %}{{ ns.l|string }} {{ ns.l|join('|') }}", RenderOptions::default())
+        .and_then(|t| t.render(&context(json!([]))))
+        .unwrap();
+    assert_eq!(ok, "[1, 'a', [2]] 1|a|[2]");
+}

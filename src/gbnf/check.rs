@@ -3,9 +3,11 @@
 //! Parsing follows llama.cpp's `grammar-parser` (rules end at a newline unless inside parentheses or
 //! after `|`; `#` comments; literals, classes, `.`, groups, `* + ? {m} {m,} {m,n}`, tokens). Then the
 //! grammar is flattened to productions over single-character terminals and run through an Earley
-//! recognizer (with Aycock–Horspool nullable handling), which is linear on left-recursive and
-//! unambiguous grammars and cannot loop on any grammar. Repetitions are desugared left-recursively
-//! (`R ::= | R x`), the cheap direction for Earley.
+//! recognizer (with Aycock–Horspool nullable handling and Leo's right-recursion optimisation), which
+//! is linear on left- and right-recursive unambiguous grammars and cannot loop on any grammar.
+//! Repetitions are desugared left-recursively (`R ::= | R x`). Right recursion matters because
+//! llama.cpp-style "anything until a marker" rules (`until-x ::= | [^<] until-x | …`) are written
+//! that way: without Leo's items every set would hold one completed item per earlier position, O(n²).
 //!
 //! Tokens cannot be checked without a vocabulary: `<text>` is matched as its text, `<[id]>` matches
 //! nothing, and `!<…>` matches any one character.
@@ -36,6 +38,9 @@ pub fn check_grammar(gbnf: &str, text: &str) -> Result<CheckResult> {
 
 /// Most Earley items a check may create in total (guards memory and time on pathological grammars).
 pub const MAX_ITEMS: usize = 4_000_000;
+/// Most item insertions (duplicates included) a check may attempt: bounds time on ambiguous
+/// grammars, where a few items can be derived O(n) times each.
+pub const MAX_STEPS: usize = 10 * MAX_ITEMS;
 /// Most symbols the flattened grammar may have (guards `x{1000000}`).
 const MAX_SYMBOLS: usize = 1_000_000;
 /// Deepest parenthesis nesting accepted.
@@ -123,7 +128,19 @@ impl ParsedGrammar {
     /// # Errors
     /// `ErrorKind::Limit` when more than [`MAX_ITEMS`] Earley items would be needed.
     pub fn check(&self, text: &str) -> Result<CheckResult> {
-        let mut run = Earley { g: self, sets: Vec::new(), total: 0 };
+        self.check_counting(text).map(|(r, _)| r)
+    }
+
+    /// [`Self::check`], also returning how many Earley items it created (the work done).
+    ///
+    /// # Errors
+    /// As [`Self::check`].
+    pub fn check_counting(&self, text: &str) -> Result<(CheckResult, usize)> {
+        self.check_within(text, MAX_ITEMS, MAX_STEPS)
+    }
+
+    fn check_within(&self, text: &str, max_items: usize, max_steps: usize) -> Result<(CheckResult, usize)> {
+        let mut run = Earley { g: self, sets: Vec::new(), total: 0, steps: 0, max_items, max_steps };
         run.add_set();
         run.add(0, Item { prod: self.start_prod(), dot: 0, origin: 0 })?;
         let chars: Vec<(usize, char)> = text.char_indices().collect();
@@ -131,7 +148,7 @@ impl ParsedGrammar {
             run.close(i)?;
             run.add_set();
             if !run.scan(i, c)? {
-                return Ok(CheckResult { accepted: false, error_at: Some(offset) });
+                return Ok((CheckResult { accepted: false, error_at: Some(offset) }, run.total));
             }
         }
         let n = chars.len();
@@ -139,7 +156,7 @@ impl ParsedGrammar {
         let accepted = run.sets.get(n).is_some_and(|s| {
             s.items.iter().any(|it| it.origin == 0 && it.prod == self.start_prod() && it.dot == 1)
         });
-        Ok(CheckResult { accepted, error_at: if accepted { None } else { Some(text.len()) } })
+        Ok((CheckResult { accepted, error_at: if accepted { None } else { Some(text.len()) } }, run.total))
     }
 
     fn start_prod(&self) -> u32 {
@@ -202,12 +219,18 @@ struct EarleySet {
     seen: HashSet<Item>,
     /// Items waiting on a nonterminal, by nonterminal (for completion).
     waiting: HashMap<u32, Vec<Item>>,
+    /// Leo's memo: for a nonterminal B, the topmost item of the deterministic reduction path above
+    /// this set (`None` when completing B here is not deterministic).
+    leo: HashMap<u32, Option<Item>>,
 }
 
 struct Earley<'g> {
     g: &'g ParsedGrammar,
     sets: Vec<EarleySet>,
     total: usize,
+    steps: usize,
+    max_items: usize,
+    max_steps: usize,
 }
 
 impl Earley<'_> {
@@ -217,11 +240,15 @@ impl Earley<'_> {
 
     fn add(&mut self, set: usize, item: Item) -> Result<()> {
         let Some(s) = self.sets.get_mut(set) else { return Ok(()) };
+        self.steps += 1;
+        if self.steps > self.max_steps {
+            return Err(Error::new(ErrorKind::Limit, format!("grammar check exceeded {} parser steps", self.max_steps)));
+        }
         if s.seen.insert(item) {
             s.items.push(item);
             self.total += 1;
-            if self.total > MAX_ITEMS {
-                return Err(Error::new(ErrorKind::Limit, format!("grammar check exceeded {MAX_ITEMS} parser states")));
+            if self.total > self.max_items {
+                return Err(Error::new(ErrorKind::Limit, format!("grammar check exceeded {} parser states", self.max_items)));
             }
         }
         Ok(())
@@ -239,6 +266,13 @@ impl Earley<'_> {
             match self.next_sym(&item) {
                 None => {
                     let lhs = self.g.prods.get(item.prod as usize).map(|p| p.lhs).unwrap_or(0);
+                    // Leo: a completion with one right-recursive parent chain adds only the chain's top.
+                    if (item.origin as usize) < i {
+                        if let Some(top) = self.leo_top(item.origin as usize, lhs) {
+                            self.add(i, top)?;
+                            continue;
+                        }
+                    }
                     let parents: Vec<Item> =
                         self.sets.get(item.origin as usize).and_then(|s| s.waiting.get(&lhs)).cloned().unwrap_or_default();
                     for p in parents {
@@ -268,6 +302,49 @@ impl Earley<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The topmost item of the deterministic reduction path for completing `b` at closed set `j`
+    /// (Leo 1991): while set `j` has exactly one item waiting on `b` and `b` is its last symbol,
+    /// completing `b` completes that item too, so follow it to its origin. Each pair on the path is
+    /// memoized, so all chains together cost linear time. Only origins strictly before `j` are
+    /// followed (guarantees termination on unit-rule cycles; stopping early is always correct).
+    fn leo_top(&mut self, j: usize, b: u32) -> Option<Item> {
+        let mut path: Vec<(usize, u32)> = Vec::new();
+        let mut top: Option<Item> = None;
+        let (mut j, mut b) = (j, b);
+        loop {
+            let Some(set) = self.sets.get(j) else { break };
+            if let Some(memo) = set.leo.get(&b) {
+                if memo.is_some() {
+                    top = *memo;
+                }
+                break;
+            }
+            let unique = match set.waiting.get(&b).map(Vec::as_slice) {
+                Some([p]) if self.g.prods.get(p.prod as usize).is_some_and(|q| q.rhs.len() == p.dot as usize + 1) => Some(*p),
+                _ => None,
+            };
+            let Some(p) = unique else {
+                if let Some(s) = self.sets.get_mut(j) {
+                    s.leo.insert(b, None);
+                }
+                break;
+            };
+            path.push((j, b));
+            top = Some(Item { dot: p.dot + 1, ..p });
+            if p.origin as usize >= j {
+                break;
+            }
+            b = self.g.prods.get(p.prod as usize).map(|q| q.lhs).unwrap_or(0);
+            j = p.origin as usize;
+        }
+        for (pj, pb) in path {
+            if let Some(s) = self.sets.get_mut(pj) {
+                s.leo.insert(pb, top);
+            }
+        }
+        top
     }
 
     /// Advance items of set `i` over `c` into set `i + 1`; false when none can.
@@ -745,11 +822,32 @@ mod limit_tests {
 
     #[test]
     fn state_cap_is_a_clear_error() {
-        // Right recursion costs Earley O(n^2) items: a long text hits the cap instead of running on.
+        // A right recursion with two parents is not deterministic, so Earley needs O(n^2) items: a
+        // long text hits the item cap instead of running on.
         let text = "a".repeat(4000);
-        let e = check_grammar("root ::= a\na ::= | [a] a\n", &text).unwrap_err();
+        let e = check_grammar("root ::= a\na ::= | [a] a | [a] a [b]\n", &text).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Limit);
-        // The same language written with `*` (left-recursive desugaring) stays linear.
+        // An ambiguous grammar derives few items O(n) times each (O(n^3) time): the step cap stops it.
+        // (Small caps keep the debug-build test quick; the defaults are 10× and 100× larger.)
+        let g = ParsedGrammar::parse("root ::= root root | [a]\n").unwrap();
+        let e = g.check_within(&"a".repeat(400), 400_000, 4_000_000).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Limit);
+        assert!(e.to_string().contains("steps"), "{e}");
+        // Unambiguous left and right recursion stay linear.
         assert!(check_grammar("root ::= [a]*\n", &text).unwrap().accepted);
+        assert!(check_grammar("root ::= a\na ::= | [a] a\n", &text).unwrap().accepted);
+    }
+
+    /// Items created for a right-recursive grammar grow linearly with the text (Leo's optimisation):
+    /// without it, 64 Ki characters would need over 2 billion items.
+    #[test]
+    fn right_recursion_is_linear() {
+        let g = ParsedGrammar::parse("root ::= \"<\" a \">\"\na ::= | [^<>] a | [<] b\nb ::= [^>] a\n").unwrap();
+        for n in [1024usize, 65536] {
+            let text = format!("<{}>", "x".repeat(n));
+            let (r, items) = g.check_counting(&text).unwrap();
+            assert!(r.accepted);
+            assert!(items < 20 * n, "{items} items for {n} characters");
+        }
     }
 }

@@ -20,7 +20,7 @@ mod schema;
 mod tools;
 
 pub use builder::GrammarBuilder;
-pub use check::{check_grammar, CheckResult, ParsedGrammar, MAX_ITEMS};
+pub use check::{check_grammar, CheckResult, ParsedGrammar, MAX_ITEMS, MAX_STEPS};
 pub use ir::{Expr, Rule};
 pub use literal::value as literal_value;
 pub use schema::SchemaConverter;

@@ -6,7 +6,7 @@
 use super::pylist::{visit, MAX_VALUE_DEPTH};
 use super::tojson::{python_float_repr, tojson, tojson_lenient, too_large, MAX_SERIALIZED_BYTES};
 use minijinja::syntax::SyntaxConfig;
-use minijinja::value::{Value, ValueKind};
+use minijinja::value::{ObjectRepr, Value, ValueKind};
 use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior};
 use std::fmt::Write;
 
@@ -19,6 +19,7 @@ thread_local! {
 /// Start metering a new render.
 pub fn reset_fuel_seen() {
     FUEL_SEEN.with(|f| f.set(0));
+    super::pylist::reset_walk_budget();
 }
 
 /// The fuel the current render had used when last seen.
@@ -65,6 +66,10 @@ pub fn build_environment(limits: Limits, now: i64, lenient: bool) -> Environment
         env.add_filter("tojson", tojson);
     }
     env.add_function("namespace", super::pylist::namespace);
+    env.add_filter("length", length);
+    env.add_filter("string", string);
+    env.add_filter("join", join);
+    env.add_filter("count", length);
     super::pylist::add_generator_filters(&mut env);
     super::pyfilters::add_python_filters(&mut env);
     env.add_function("raise_exception", |state: &minijinja::State, msg: String| -> Result<Value, Error> {
@@ -84,6 +89,85 @@ pub fn build_environment(limits: Limits, now: i64, lenient: bool) -> Environment
             || v.try_iter().is_ok() && !matches!(v.kind(), ValueKind::None | ValueKind::Number | ValueKind::Bool)
     });
     env
+}
+
+/// `length` / `count`, as minijinja's, except that a lazy sequence (a chain of `a + b`) is counted
+/// item by item against the render's walk budget: its cached length is unchecked (a list doubled 32
+/// times has 2^32 items, which wraps to 0 in a 32-bit `usize`).
+fn length(value: &Value) -> Result<Value, Error> {
+    let lazy = value.len().is_some()
+        && value.as_object().is_some_and(|o| {
+            matches!(o.repr(), ObjectRepr::Seq | ObjectRepr::Iterable)
+                && o.downcast_ref::<super::pylist::PyList>().is_none()
+                && o.downcast_ref::<Vec<Value>>().is_none()
+        });
+    if !lazy {
+        return minijinja::filters::length(value).map(Value::from);
+    }
+    const CHUNK: usize = 4096;
+    let mut n: usize = 0;
+    for item in value.try_iter()?.checked() {
+        item?;
+        n += 1;
+        if n % CHUNK == 0 {
+            super::pylist::charge_walk(CHUNK)?;
+        }
+    }
+    super::pylist::charge_walk(n % CHUNK)?;
+    Ok(Value::from(n))
+}
+
+/// `string`: Python's `str()` through [`python_repr`], which bounds the size (minijinja's `Display`
+/// of a list holding the same sublist twice, nested 40 times, writes 2^40 items).
+fn string(value: &Value) -> Result<Value, Error> {
+    if matches!(value.kind(), ValueKind::String | ValueKind::Undefined) {
+        return Ok(if value.is_undefined() { Value::from("") } else { value.clone() });
+    }
+    let mut s = String::new();
+    python_repr(&mut s, value, true, 0)?;
+    Ok(Value::from(s))
+}
+
+/// `join`, as minijinja's, with container items printed by [`python_repr`] first (Python's `str()`,
+/// size-bounded) instead of minijinja's unbounded `Display`.
+fn join(
+    state: &mut minijinja::State,
+    value: &Value,
+    joiner: Option<minijinja::value::StringInput<'_>>,
+    attribute: Option<&str>,
+    kwargs: minijinja::value::Kwargs,
+) -> Result<Value, Error> {
+    let is_container = |v: &Value| matches!(v.kind(), ValueKind::Seq | ValueKind::Map | ValueKind::Iterable);
+    let mut containers = false;
+    if attribute.is_none() && is_container(value) && value.kind() != ValueKind::Map {
+        // `checked`: a spent walk budget (a lazy chain of 2^31 items) ends the scan with its error.
+        for item in value.try_iter()?.checked() {
+            if is_container(&item?) {
+                containers = true;
+                break;
+            }
+        }
+    }
+    if !containers {
+        return minijinja::filters::join(state, value, joiner, attribute, kwargs);
+    }
+    let mut items = Vec::new();
+    let mut size = 0;
+    for item in value.try_iter()?.checked() {
+        let item = item?;
+        if matches!(item.kind(), ValueKind::Seq | ValueKind::Map | ValueKind::Iterable) {
+            let mut s = String::new();
+            python_repr(&mut s, &item, true, 0)?;
+            size += s.len();
+            if size > MAX_SERIALIZED_BYTES {
+                return Err(too_large("join"));
+            }
+            items.push(Value::from(s));
+        } else {
+            items.push(item);
+        }
+    }
+    minijinja::filters::join(state, &Value::from(items), joiner, None, kwargs)
 }
 
 /// Jinja2's `self` (a `TemplateReference`) in a template without blocks: every attribute is undefined.
@@ -115,7 +199,7 @@ fn write_err(_: std::fmt::Error) -> Error {
 
 /// Python's `str()` of a value. A list inside itself prints `[...]` as in Python; a result beyond
 /// [`MAX_SERIALIZED_BYTES`] (shared sublists nested many times) is an error.
-fn python_repr(out: &mut String, value: &Value, top: bool, depth: usize) -> Result<(), Error> {
+pub(crate) fn python_repr(out: &mut String, value: &Value, top: bool, depth: usize) -> Result<(), Error> {
     if depth > MAX_VALUE_DEPTH {
         out.push_str("...");
         return Ok(());
@@ -166,14 +250,17 @@ fn python_repr_inner(out: &mut String, value: &Value, top: bool, depth: usize) -
             }
             out.push(quote);
         }
-        ValueKind::Seq => {
+        // A sized iterable is a lazy list concatenation (`l + l`): a list to Python, and minijinja's
+        // own `Display` of it is unbounded.
+        ValueKind::Seq | ValueKind::Iterable if value.kind() == ValueKind::Seq || value.len().is_some() => {
             out.push('[');
             if let Ok(iter) = value.try_iter() {
-                for (i, item) in iter.enumerate() {
+                // `checked`: an item that is an error (a spent walk budget) ends printing with it.
+                for (i, item) in iter.checked().enumerate() {
                     if i > 0 {
                         out.push_str(", ");
                     }
-                    python_repr(out, &item, false, depth + 1)?;
+                    python_repr(out, &item?, false, depth + 1)?;
                 }
             }
             out.push(']');

@@ -11,6 +11,41 @@ use std::sync::{Arc, Mutex};
 /// Upper bound on a mutable list, so a template cannot grow memory without limit.
 const MAX_LEN: usize = 100_000;
 
+/// Most list items one render may walk outside minijinja's fuel: items our lists hand to minijinja
+/// (which flattens lazy `a + b` chains without charging fuel) and items `length` counts in a lazy
+/// sequence. Doubling a list with `l + l` makes a 2^n-item lazy chain in n steps; this stops the walk.
+pub const MAX_ITEMS_WALKED: u64 = 4_000_000;
+/// What handing out a list costs on top of its items (a leaf deep in a lazy chain costs about as
+/// much as 30 items walked).
+const WALK_PER_LIST: usize = 32;
+
+thread_local! {
+    /// Items this render may still walk (see [`MAX_ITEMS_WALKED`]).
+    static WALK_BUDGET: std::cell::Cell<u64> = const { std::cell::Cell::new(MAX_ITEMS_WALKED) };
+}
+
+/// Start a render's walk budget.
+pub fn reset_walk_budget() {
+    WALK_BUDGET.with(|b| b.set(MAX_ITEMS_WALKED));
+}
+
+/// Charge `n` walked items; the `Limit` error (minijinja's out-of-fuel kind) when the budget is spent.
+pub fn charge_walk(n: usize) -> Result<(), Error> {
+    WALK_BUDGET.with(|b| match b.get().checked_sub(n as u64) {
+        Some(left) => {
+            b.set(left);
+            Ok(())
+        }
+        None => {
+            b.set(0);
+            Err(Error::new(
+                ErrorKind::OutOfFuel,
+                format!("list growth: over {MAX_ITEMS_WALKED} list items walked in one render (a list doubled too often?)"),
+            ))
+        }
+    })
+}
+
 /// A list with Python's mutating methods.
 #[derive(Debug, Default)]
 pub struct PyList(Mutex<Vec<Value>>);
@@ -76,27 +111,30 @@ impl Object for PyList {
         items.get(usize::try_from(idx).ok()?).cloned()
     }
 
+    /// Charged to the walk budget: minijinja flattens `l + l + …` chains through this without fuel.
+    /// Over budget, the iteration yields one error value, which ends the walk with that error.
     fn enumerate(self: &Arc<Self>) -> Enumerator {
-        Enumerator::Values(self.items())
+        let items = self.items();
+        match charge_walk(items.len() + WALK_PER_LIST) {
+            Ok(()) => Enumerator::Values(items),
+            Err(e) => Enumerator::Values(vec![Value::from(e)]),
+        }
     }
 
     fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
         self.0.lock().ok().map(|v| v.len())
     }
 
-    /// `str()` of the list, as Python prints it: a list inside itself is `[...]`.
+    /// `str()` of the list, as Python prints it (used by `|string`, `join`, `~`): a list inside itself
+    /// is `[...]`. Bounded like printing: shared sublists nested n times would otherwise write 2^n
+    /// items (`ns.l = [ns.l, ns.l]` ×40, then `join`), so output stops past the serialized-size limit.
     fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let this = Value::from_dyn_object(self.clone());
-        match visit(&this, || {
-            let mut list = f.debug_list();
-            for item in self.items() {
-                list.entry(&item);
-            }
-            list.finish()
-        }) {
-            Ok(r) => r,
-            Err(_) => f.write_str("[...]"),
+        let mut out = String::new();
+        // An error here is the size limit: what was written so far is printed, then `...`.
+        if super::env::python_repr(&mut out, &Value::from_dyn_object(self.clone()), true, 0).is_err() {
+            out.push_str("...");
         }
+        f.write_str(&out)
     }
 
     fn call_method(self: &Arc<Self>, _state: &mut State<'_, '_>, method: &str, args: &[Value]) -> Result<Value, Error> {

@@ -109,7 +109,8 @@ fn write_container(out: &mut String, value: &Value, style: &Style, depth: usize)
             return Err(Error::new(ErrorKind::InvalidOperation, "tojson: Object of type generator is not JSON serializable"))
         }
         ValueKind::Seq | ValueKind::Iterable => {
-            let items: Vec<Value> = value.try_iter()?.collect();
+            // `checked`: an item that is an error (a spent walk budget) ends serializing with it.
+            let items = value.try_iter()?.checked().collect::<Result<Vec<Value>, Error>>()?;
             if items.is_empty() {
                 out.push_str("[]");
                 return Ok(());

@@ -700,8 +700,8 @@ impl AutoParser {
                         return Err(self.truncated(out));
                     }
                 } else {
-                    // A bare word still held by the value normalizer (`Tru`) is text too.
-                    self.call.value_norm.flush(&mut self.call.data.args);
+                    // A typed value still held (`Tru`, `3 da`) is text too.
+                    self.finish_typed_value();
                     self.flush_call(out);
                     if !complete {
                         return Err(self.truncated(out));

@@ -110,6 +110,11 @@ pub struct Call {
     pub value_empty: bool,
     pub raw_wrap: RawWrap,
     pub value_norm: PyToJson,
+    /// A typed (non-string) tagged value's text, held until its end: it is written to the arguments
+    /// only once known to be JSON (else as a JSON string), so `arguments` is always valid JSON.
+    pub typed_raw: String,
+    /// Where the held typed value began (for its diagnostic).
+    pub typed_at: usize,
     /// Literal-syntax argument value scanner.
     pub literal: LiteralValue,
 }
@@ -350,6 +355,7 @@ impl AutoParser {
                 call.value_empty = true;
                 call.raw_wrap = RawWrap::Unchecked;
                 call.value_norm = PyToJson::default();
+                call.typed_raw.clear();
                 call.literal = LiteralValue::default();
                 if is_string && !t.literal {
                     call.data.args.push('"');
@@ -367,7 +373,7 @@ impl AutoParser {
                 Expect::No => goto(self, ToolStep::Value, 0),
             },
             ToolStep::Value if t.literal => self.literal_value(text, eof),
-            ToolStep::Value => self.tagged_value(text, eof),
+            ToolStep::Value => self.tagged_value(text, abs, eof),
             ToolStep::AfterArgs(k) => {
                 let m = match k {
                     Closing::ArgsEnd => &t.args_end,
@@ -562,7 +568,7 @@ impl AutoParser {
         if text.is_empty() { Step::Wait } else { Step::Adv(text.len()) }
     }
 
-    fn tagged_value(&mut self, text: &str, eof: bool) -> Step {
+    fn tagged_value(&mut self, text: &str, abs: usize, eof: bool) -> Step {
         let Some(skipped) = self.skip_trail(text, eof) else { return Step::Wait };
         if skipped > 0 {
             return Step::Adv(skipped);
@@ -591,9 +597,10 @@ impl AutoParser {
             if call.value_is_string {
                 escape_inner(piece, &mut call.data.args);
             } else {
-                for c in piece.chars() {
-                    call.value_norm.push(c, &mut call.data.args);
+                if call.typed_raw.is_empty() {
+                    call.typed_at = abs;
                 }
+                call.typed_raw.push_str(piece);
             }
         }
         match consumed {
@@ -601,7 +608,11 @@ impl AutoParser {
                 if call.value_is_string {
                     call.data.args.push('"');
                 } else if !call.value_empty {
-                    call.value_norm.flush(&mut call.data.args);
+                    let trail = t.value_suffix.trail.clone();
+                    self.finish_typed_value();
+                    self.trail = trail;
+                    self.state = State::Tool(ToolStep::ArgNext);
+                    return Step::Adv(e);
                 } else {
                     call.data.args.push_str("null");
                 }
@@ -611,6 +622,28 @@ impl AutoParser {
             }
             None if value_end == 0 => Step::Wait,
             None => Step::Adv(value_end),
+        }
+    }
+
+    /// Write the held typed value: its JSON form (Python literals mapped) when that parses as JSON,
+    /// else the text as a JSON string with a diagnostic (`3 days`, `N/A` for an integer parameter).
+    pub(super) fn finish_typed_value(&mut self) {
+        let raw = std::mem::take(&mut self.call.typed_raw);
+        if raw.is_empty() {
+            return;
+        }
+        let mut norm = PyToJson::default();
+        let mut json = String::new();
+        for c in raw.chars() {
+            norm.push(c, &mut json);
+        }
+        norm.flush(&mut json);
+        if serde_json::from_str::<serde_json::Value>(&json).is_ok() {
+            self.call.data.args.push_str(&json);
+        } else {
+            self.call.data.args.push_str(&serde_json::Value::from(raw.trim()).to_string());
+            let at = self.call.typed_at;
+            self.diag(at, "typed argument value is not valid JSON; kept as a string");
         }
     }
 
