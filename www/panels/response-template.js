@@ -32,7 +32,7 @@ function lossTable(losses) {
   return h('table', { class: 'grid', id: 'rt-losses' },
     h('thead', {}, h('tr', {}, h('th', {}, 'feature'), h('th', {}, 'severity'), h('th', {}, 'what is lost'))),
     h('tbody', {}, losses.map((l) => h('tr', {}, h('td', { class: 'path' }, l.feature),
-      h('td', {}, h('span', { class: `badge ${l.severity === 'unsupported' ? 'warnb' : ''}` }, l.severity)), h('td', {}, l.detail)))));
+      h('td', { class: 'nowrap' }, h('span', { class: `badge ${l.severity === 'unsupported' ? 'warnb' : ''}` }, l.severity)), h('td', {}, l.detail)))));
 }
 
 /** Render the worker's `responseTemplate` answer (null when the build lacks the API). */
