@@ -323,7 +323,8 @@ test('template picker: search over the repository templates, label follows what 
   assert.equal(await page.locator('#sample').evaluate((s) => s.selectedOptions[0].textContent), 'pasted');
   assert.match(await page.locator('#template-label').textContent(), /pasted/);
   await settle(page);
-  // Drop a tokenizer_config.json with the list form: "default" is taken, response_template kept aside.
+  // Drop a tokenizer_config.json with the list form: "default" is taken, response_template kept for the
+  // Response template tab (where this malformed one is reported, not applied).
   const config = { chat_template: [{ name: 'tool_use', template: 'TOOLS' }, { name: 'default', template: HERMES }], response_template: { type: 'object' } };
   await page.evaluate((json) => {
     const dt = new DataTransfer();
@@ -337,6 +338,10 @@ test('template picker: search over the repository templates, label follows what 
   assert.equal(await page.locator('#sample').evaluate((s) => s.selectedOptions[0].textContent), 'tokenizer_config.json [default]');
   assert.deepEqual(await page.evaluate(() => window.playground.responseTemplate), { type: 'object' });
   assert.match(await page.locator('#template-notes').textContent(), /response_template found/);
+  if (typeof api.parseResponse === 'function') {
+    assert.match(await page.locator('#rt-declared-agree').textContent(), /InvalidInput/);
+    assert.match(await page.locator('#rt-declared-json').textContent(), /"type": "object"/);
+  }
   assert.deepEqual(errors, []);
   await close();
 });
@@ -344,7 +349,7 @@ test('template picker: search over the repository templates, label follows what 
 test('tabs: roles, aria and keyboard navigation (arrows, Home, End)', { skip: NO_BROWSER }, async () => {
   const { page, errors, close } = await open();
   const selected = () => page.evaluate(() => document.querySelector('[role=tab][aria-selected=true]').dataset.tab);
-  assert.equal(await page.locator('[role=tablist] [role=tab]').count(), 6);
+  assert.equal(await page.locator('[role=tablist] [role=tab]').count(), 7);
   assert.equal(await page.locator('[role=tab][tabindex="0"]').count(), 1, 'roving tabindex');
   await page.locator('#t-parsed').focus();
   await page.keyboard.press('ArrowRight');
@@ -499,6 +504,34 @@ test('analysis, diff splits, verify and the fixture menu for a pasted template',
   await page.waitForFunction(() => /round-trips ok/.test(document.querySelector('#verify-summary').textContent), null, { timeout: 20000 });
   assert.ok(await page.locator('.verify-item').count() > 0);
   await page.screenshot({ path: shot('verify') });
+  assert.deepEqual(errors, []);
+  await close();
+});
+
+test('response template tab: the derived JSON with a copy button, its losses, and agreement on the current output', { skip: needs('responseTemplate', 'parseResponse') }, async () => {
+  const { page, errors, close } = await open();
+  await page.locator('#t-rt').click();
+  assert.ok(await page.locator('#tab-rt').isVisible());
+  // The default template's derived template, as the API gives it.
+  const json = JSON.parse(await page.locator('#rt-json').textContent());
+  const expected = api.responseTemplate(readFileSync(join(repoRoot, 'www', 'samples', 'MiniMax-M2.jinja'), 'utf8')).responseTemplate;
+  assert.deepEqual(json, expected);
+  assert.ok(json.fields.tool_calls, 'tool calls are expressed');
+  assert.ok(await page.locator('#rt-copy').isVisible());
+  await page.locator('#rt-copy').click();
+  await page.waitForFunction(() => /Copied|Copy failed/.test(document.querySelector('#rt-copy').textContent));
+  // The default output (reasoning + a tool call) parses by the spec to our message.
+  assert.match(await page.locator('#rt-agree').textContent(), /✓ agrees/);
+  // An output the two read differently shows the differing field.
+  await pasteOutput(page, 'Hello there.');
+  await page.waitForFunction(() => window.playground.rt && window.playground.idle());
+  const agree = await page.locator('#rt-agree').textContent();
+  console.log(`response template tab on plain text: ${agree.slice(0, 120)}`);
+  assert.match(agree, /agrees|differs in/);
+  // Keyboard: the tab is in the tab strip's arrow order.
+  await page.locator('#t-rt').focus();
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 't-verify');
   assert.deepEqual(errors, []);
   await close();
 });

@@ -7,6 +7,7 @@ import { deltaSpans, outputRegions } from '../www/spans.js';
 import { verdict } from '../www/verdict.js';
 import { templateFromFile } from '../www/picker.js';
 import { templateVariables } from '../www/request-editor.js';
+import { compareMessages, carriesIds } from '../www/rt-compare.js';
 
 test('API offsets are UTF-16 indices (the facade converts); byte offsets still convert on request', () => {
   const text = 'é👋x';
@@ -73,7 +74,7 @@ test('verdict prefers analysis.verified (#14) when the build reports it', () => 
   assert.equal(w.text, 'partly verified: content ✓ · tool calls ✗');
 });
 
-test('tokenizer_config.json: chat_template as a string or a {name, template} list; response_template kept aside', () => {
+test('tokenizer_config.json: chat_template as a string or a {name, template} list; response_template kept for the Response template tab', () => {
   assert.equal(templateFromFile('t.jinja', '{{ x }}').source, '{{ x }}');
   const list = JSON.stringify({ chat_template: [{ name: 'tool_use', template: 'T' }, { name: 'default', template: 'D' }], response_template: { x: 1 } });
   const t = templateFromFile('tokenizer_config.json', list);
@@ -89,4 +90,20 @@ test('template variables: the switches a template reads beyond the standard cont
 {%- if thinking is defined and thinking %}<think>{% endif %}{{ reasoning_effort | default('low') }}
 {%- macro f(a, b=1) %}{{ a }}{% endmacro %}{{ f(x=documents) }}{{ raise_exception('no') if bad }}`;
   assert.deepEqual(templateVariables(src), ['bad', 'documents', 'reasoning_effort', 'thinking']);
+});
+
+test('response-template agreement: content and reasoning trimmed, calls by name and decoded arguments, ids when carried', () => {
+  const ours = { role: 'assistant', content: 'Hi ', reasoning_content: 'hmm', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":1,"b":[2]}' } }] };
+  const dict = { role: 'assistant', content: 'Hi', thinking: ' hmm\n', tool_calls: [{ type: 'function', function: { name: 'f', arguments: { b: [2], a: 1 } } }] };
+  assert.deepEqual(compareMessages(ours, dict), []);
+  assert.deepEqual(compareMessages(ours, dict, { withIds: true }).map((d) => d.field), ['tool_calls']);
+  const wrong = { ...dict, content: 'Hello', tool_calls: [{ function: { name: 'f', arguments: { a: 2, b: [2] } } }] };
+  assert.deepEqual(compareMessages(ours, wrong), [
+    { field: 'content', ours: 'Hi', theirs: 'Hello' },
+    { field: 'tool_calls', ours: [{ name: 'f', arguments: { a: 1, b: [2] } }], theirs: [{ name: 'f', arguments: { a: 2, b: [2] } }] },
+  ]);
+  // A message without reasoning against a dict with some: a difference, whatever the key is called.
+  assert.deepEqual(compareMessages({ content: 'x' }, { content: 'x', reasoning: 'r' }).map((d) => d.field), ['reasoning']);
+  assert.equal(carriesIds({ fields: { tool_calls: { transform: { id: '{id}', function: { name: '{name}' } } } } }), true);
+  assert.equal(carriesIds({ fields: { content: {} } }), false);
 });

@@ -117,3 +117,21 @@ test('pushEvents / finishEvents give transformers-style region events alongside 
   assert.deepEqual(call, { type: 'function', function: { name: 'get_weather', arguments: { city: 'Paris' } } });
   assert.ok(events.filter((e) => e.type === 'region_chunk').every((e) => e.dirty === (e.field === 'tool_calls')));
 });
+
+test('verifyTemplate reports where a declared response template and the analysis disagree', async () => {
+  const { verifyTemplate } = await import('chat-autoparser');
+  const src = templateSource('Qwen3.5-4B.jinja');
+  assert.equal(verifyTemplate(src).responseTemplate, undefined);
+  const derived = responseTemplate(src).responseTemplate;
+  const same = new ChatTemplate(src, { responseTemplate: derived });
+  const agree = verifyTemplate(same).responseTemplate;
+  assert.equal(agree.agree, true, JSON.stringify(agree.disagreements));
+  assert.ok(agree.checked >= 3);
+  const wrong = new ChatTemplate(src, { responseTemplate: { ...derived, fields: { ...derived.fields, thinking: { open: '<reason>', close: '</reason>' } } } });
+  const r = verifyTemplate(wrong);
+  assert.equal(r.ok, true, 'the round trips themselves use our analysis');
+  const row = r.responseTemplate.disagreements.find((d) => d.name === 'reasoning');
+  assert.ok(row && row.ours.reasoning_content && /<\/think>/.test(row.declared.content), JSON.stringify(row));
+  same.free();
+  wrong.free();
+});

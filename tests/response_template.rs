@@ -105,3 +105,38 @@ fn deltas_become_transformers_region_events() {
     assert_eq!(last_two[1]["value"]["function"]["name"], "g");
     assert!(ev.iter().all(|e| !matches!(e, RegionEvent::RegionChunk { field, dirty: false, .. } if field == "tool_calls")));
 }
+
+/// The conformance copy of a template (vendored in the repository).
+fn conformance_template(name: &str) -> chat_autoparser::ChatTemplate {
+    let path = format!("{}/tests/fixtures/conformance/templates/{name}", env!("CARGO_MANIFEST_DIR"));
+    let source = std::fs::read_to_string(&path).expect("vendored template");
+    chat_autoparser::ChatTemplate::new(&source, Default::default()).expect("compiles")
+}
+
+#[test]
+fn a_declared_template_is_checked_against_the_analysis_on_the_round_trip_outputs() {
+    use chat_autoparser::response_template::{check_declared, response_template, CompiledTemplate, ResponseTemplateOptions};
+    use std::rc::Rc;
+    let t = conformance_template("Qwen3.5-4B.jinja");
+    let report = t.verify();
+    assert!(report.ok, "the template round-trips");
+    // Our own derived template reads every round-trip output as our analysis does.
+    let derived = response_template(&t, &ResponseTemplateOptions::default()).expect("derives").response_template;
+    let check = check_declared(Rc::new(CompiledTemplate::from_value(&derived).expect("valid")), &report);
+    assert!(check.checked >= 3, "outputs checked: {}", check.checked);
+    assert!(check.agree, "{:?}", check.disagreements);
+    // A declared template with the wrong reasoning tags leaves the reasoning (and, the prompt having
+    // opened `<think>`, even the empty block's `</think>`) in the content: the outputs are reported,
+    // every one with reasoning among them, each with its fixture name and first difference.
+    let mut wrong = derived.clone();
+    wrong["fields"]["thinking"] = json!({ "open": "<reason>", "close": "</reason>" });
+    let check = check_declared(Rc::new(CompiledTemplate::from_value(&wrong).expect("valid")), &report);
+    assert!(!check.agree);
+    let with_reasoning: Vec<&str> = report.results.iter().filter(|r| r.skipped.is_none() && !r.expected.reasoning_content.is_empty()).map(|r| r.name.as_str()).collect();
+    assert!(!with_reasoning.is_empty());
+    let named: Vec<&str> = check.disagreements.iter().map(|d| d.name.as_str()).collect();
+    assert!(with_reasoning.iter().all(|n| named.contains(n)), "{named:?} ⊉ {with_reasoning:?}");
+    let reasoning = check.disagreements.iter().find(|d| d.name == "reasoning").expect("the reasoning row");
+    assert!(reasoning.declared.as_ref().is_some_and(|m| m.reasoning_content.is_empty() && m.content.contains("</think>")), "{reasoning:?}");
+    assert!(check.disagreements.iter().all(|d| d.difference.starts_with("content") || d.difference.starts_with("reasoning")), "{:?}", check.disagreements);
+}

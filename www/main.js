@@ -8,6 +8,7 @@ import { renderDiffs } from './panels/diffs.js';
 import { renderGrammar, acceptance } from './panels/grammar.js';
 import { renderVerify } from './panels/verify.js';
 import { renderParsed } from './panels/parsed.js';
+import { renderResponseTemplate } from './panels/response-template.js';
 import { LivePlayer } from './panels/live.js';
 import { RequestEditor } from './request-editor.js';
 import { OutputEditor } from './output-editor.js';
@@ -47,9 +48,9 @@ const SLOW_MS = 800; // a call running longer than this shows the Stop button
 const client = new WasmClient('worker.js');
 const state = {
   version: '?', features: null, analysis: null, grammar: null, verify: null, parsed: null, verdict: null,
-  showEmpty: false, outputTouched: false, restored: false, link: null, responseTemplate: undefined,
+  rt: null, prompt: null, showEmpty: false, outputTouched: false, restored: false, link: null, responseTemplate: undefined,
   templateEntry: null, templateLabel: '', restoredFrom: null,
-  seq: { analyze: 0, request: 0, check: 0, parse: 0 }, loadedAt: performance.now(), firstAnalysisMs: null, lastParseMs: null,
+  seq: { analyze: 0, request: 0, check: 0, parse: 0, rt: 0 }, loadedAt: performance.now(), firstAnalysisMs: null, lastParseMs: null,
 };
 window.playground = state; // read by the browser tests
 
@@ -262,12 +263,13 @@ const requestDependent = track(async () => {
   live.reset();
   if (!req) {
     const msg = note('Fix the request (see the errors in the Request panel) first.', 'error');
-    for (const id of ['grammar', 'parsed']) fill($(id), msg.cloneNode(true));
+    for (const id of ['grammar', 'parsed', 'rt']) fill($(id), msg.cloneNode(true));
     editor.set([], []);
     return;
   }
   if (!state.analysis) {
     fill($('parsed'), note('Fix the template first.', 'error'));
+    fill($('rt'), note('Fix the template first.', 'error'));
     editor.set([], []); // the last template's highlights no longer apply
     return;
   }
@@ -285,11 +287,15 @@ const requestDependent = track(async () => {
       continueFinal: request.continuing,
     });
     if (stale()) return;
+    state.prompt = prompt;
     fill($('prompt'), prompt);
   } catch (e) {
     if (stale()) return;
+    state.prompt = null;
     fill($('prompt'), h('span', { class: 'bad' }, errorText(e)));
   }
+  await showResponseTemplate();
+  if (stale()) return;
   if (!state.features?.buildGrammar) {
     state.grammar = null;
     renderGrammar($('grammar'), null, output(), { version: state.version });
@@ -336,6 +342,29 @@ async function parseNow() {
   }
 }
 
+/**
+ * The derived response_template, its losses, and whether parsing the current output by the spec (prefix =
+ * the generation prompt) agrees with our parser; the same for a declared one from a tokenizer_config.json.
+ */
+async function showResponseTemplate() {
+  const my = ++state.seq.rt;
+  const req = request.options();
+  if (!req || !state.analysis) { fill($('rt'), note('Fix the template and the request first.', 'error')); return; }
+  if (!state.features?.responseTemplate) { state.rt = null; renderResponseTemplate($('rt'), null, { version: state.version }); return; }
+  try {
+    const res = await client.call('responseTemplate', {
+      source: source(), request: req, text: output(), prompt: state.prompt ?? '', declared: state.responseTemplate ?? null,
+    });
+    if (my !== state.seq.rt) return;
+    state.rt = res;
+    renderResponseTemplate($('rt'), res, { version: state.version });
+  } catch (e) {
+    if (my !== state.seq.rt || e.kind === 'Cancelled') return;
+    state.rt = null;
+    fill($('rt'), h('div', { class: 'error' }, `responseTemplate: ${errorText(e)}`));
+  }
+}
+
 function useOutput(text) {
   $('output').value = text;
   state.outputTouched = true;
@@ -349,6 +378,7 @@ function useOutput(text) {
 const outputChanged = track(async () => {
   live.reset();
   await parseNow();
+  await showResponseTemplate();
   const g = state.grammar;
   if (!g || !state.features?.checkGrammar) return;
   const my = ++state.seq.check;

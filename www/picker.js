@@ -6,7 +6,7 @@ import { $, h } from './show.js';
 /**
  * {source, label, responseTemplate?, notes[]} from a file's name and text. A tokenizer_config.json gives its
  * `chat_template` (a string, or a list of {name, template}: "default" else the first) and its
- * `response_template`, kept aside for the response-template support (#16).
+ * `response_template`, checked in the Response template tab (#16).
  */
 export function templateFromFile(name, text) {
   // A .json file is a config; a file without a template extension is one when it parses as a JSON object
@@ -32,7 +32,7 @@ export function templateFromFile(name, text) {
   }
   if (typeof source !== 'string') throw new Error(`${name} has no chat_template (a string or a list of {name, template})`);
   const responseTemplate = cfg.response_template;
-  if (responseTemplate !== undefined) notes.push('response_template found: kept aside (not used by this build yet)');
+  if (responseTemplate !== undefined) notes.push('response_template found: checked against the analysis in the Response template tab');
   return { source, label: `${name}${which}`, responseTemplate, notes };
 }
 

@@ -3,6 +3,7 @@
 import init, * as api from './pkg/chat_autoparser.js';
 import { grammarStart } from './triggers.js';
 import { apiOffsetToIndex } from './offsets.js';
+import { compareMessages, carriesIds } from './rt-compare.js';
 
 const ready = init();
 
@@ -16,6 +17,7 @@ function features() {
     buildGrammar: has('buildGrammar'),
     checkGrammar: has('checkGrammar'),
     verifyTemplate: has('verifyTemplate'),
+    responseTemplate: has('responseTemplate') && has('parseResponse'),
   };
 }
 
@@ -190,6 +192,36 @@ const ops = {
         .map((r) => ({ name: r.name, ok: r.ok, output: r.output, hasToolCalls: !!r.expected?.tool_calls?.length }));
     }
     return fixturesByRender(source, request).map((f) => ({ ...f, hasToolCalls: f.name.startsWith('tool') }));
+  },
+
+  /**
+   * The derived response_template and its losses, and whether parsing `text` by the spec (our own
+   * implementation of transformers' parse_response, prefix = the generation prompt) gives our message;
+   * the same for a declared response_template (from a dropped tokenizer_config.json) when there is one.
+   */
+  responseTemplate({ source, request, text, prompt, declared }) {
+    need('responseTemplate');
+    need('parseResponse');
+    const tpl = template(source);
+    const derived = api.responseTemplate(tpl);
+    let message = null;
+    let messageError = null;
+    try { message = api.parseOutput(tpl, text, request); } catch (e) { messageError = serialize(e); }
+    const opts = { prefix: typeof prompt === 'string' ? prompt : '' };
+    if (Array.isArray(request.tools) && request.tools.length) opts.tools = request.tools;
+    const check = (rt) => {
+      try {
+        const dict = api.parseResponse(text, rt, opts);
+        return { dict, diffs: message ? compareMessages(message, dict, { withIds: carriesIds(rt) }) : null };
+      } catch (e) {
+        return { error: serialize(e) };
+      }
+    };
+    return {
+      responseTemplate: derived.responseTemplate, losses: derived.losses, message, messageError,
+      derived: check(derived.responseTemplate), declared: declared === undefined || declared === null ? null : check(declared),
+      declaredTemplate: declared ?? null,
+    };
   },
 
   parse({ source, request, text }) {

@@ -6,7 +6,8 @@
 //! - `regions.rs`: transformers-style `region_*` streaming events from our deltas.
 //! - `pattern.rs`, `content.rs`, `interpret.rs`: parsing with a declared template (transformers'
 //!   semantics, streamed with partial-match holdback); `declared.rs`: that parser as a
-//!   [`crate::parse::StreamParser`] (OpenAI deltas).
+//!   [`crate::parse::StreamParser`] (OpenAI deltas); `verify.rs`: where a declared template and our
+//!   analysis read the template's round-trip outputs differently.
 
 mod content;
 mod declared;
@@ -15,6 +16,7 @@ mod interpret;
 mod pattern;
 mod regions;
 mod spec;
+mod verify;
 
 pub use derive::{derive_response_template, derive_response_template_with, derive_spec, escape, DeriveOptions, Loss};
 pub use declared::DeclaredParser;
@@ -22,6 +24,7 @@ pub use interpret::{parse_response, CompiledTemplate, ResponseParser};
 pub use pattern::translate as translate_pattern;
 pub use regions::{RegionEvent, RegionTracker};
 pub use spec::{Field, Literals, ResponseTemplate};
+pub use verify::{check_declared, DeclaredCheck, DeclaredDisagreement};
 
 use crate::analysis::Analysis;
 use crate::session::ChatTemplate;

@@ -13,7 +13,7 @@ mod verify;
 
 pub use prompt::generation_prompt;
 pub use stream::{parse_output, StreamParser};
-pub use verify::{fixture_tools, verify_template, PartStatus, Verified, VerifyReport, VerifyResult};
+pub use verify::{fixture_tools, mismatch, verify_template, PartStatus, Verified, VerifyReport, VerifyResult};
 
 use crate::analysis::{analyze_template_with_caps, Analysis};
 use crate::api::{Message, RequestOptions};

@@ -32,6 +32,9 @@ pub struct VerifyResult {
     /// history turns), so there is nothing to read back; such results count as passed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
+    /// The prompt text `output` was parsed after (a declared response template's `prefix`).
+    #[serde(skip)]
+    pub prompt: String,
 }
 
 /// All round trips of a template.
@@ -195,7 +198,7 @@ fn normalized_args(s: &str) -> Value {
 
 /// Same message up to surrounding whitespace and JSON formatting of arguments (ids may be dropped by
 /// templates that do not render them, so they are not compared).
-fn mismatch(expected: &Message, actual: &Message) -> Option<String> {
+pub fn mismatch(expected: &Message, actual: &Message) -> Option<String> {
     if expected.content.trim() != actual.content.trim() {
         return Some(format!("content {:?} != {:?}", actual.content, expected.content));
     }
@@ -276,7 +279,7 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
         Ok(a) => a,
         Err(e) => {
             let error = Some(format!("analysis failed: {e}"));
-            let result = VerifyResult { name: "analysis".into(), ok: false, output: String::new(), expected: Message::default(), actual: Message::default(), error, skipped: None };
+            let result = VerifyResult { name: "analysis".into(), ok: false, output: String::new(), expected: Message::default(), actual: Message::default(), error, skipped: None, prompt: String::new() };
             return { let results = vec![result]; VerifyReport { ok: false, verified: Verified::from_results(&results), results } };
         }
     };
@@ -314,7 +317,7 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
             is_partial: false,
             ..Default::default()
         };
-        let outcome = (|| -> Result<(String, Message, Option<&'static str>), String> {
+        let outcome = (|| -> Result<(String, Message, Option<&'static str>, String), String> {
             let before = before.as_ref().map_err(|e| format!("render: {e}"))?;
             let full = render(vec![user.clone(), as_input(&expected, object_args, typed)], false).map_err(|e| format!("render: {e}"))?;
             // (Only `<…>` here: some templates' role headers contain unbalanced brackets, e.g. `]~b]ai`.)
@@ -332,7 +335,7 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
             turn_start -= back;
             let mut turn = full.get(turn_start..).unwrap_or("").to_string();
             if let Some(why) = missing_from(&turn, &expected) {
-                return Ok((turn, Message::default(), Some(why)));
+                return Ok((turn, Message::default(), Some(why), String::new()));
             }
             // Drop what the template appends after the model's text: the part of the end-of-turn suffix
             // this turn ends with (tool-call turns may close differently from text turns).
@@ -373,15 +376,15 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
             let mut p = StreamParser::new(a, &gp, &options).map_err(|e| e.to_string())?;
             p.push(&output);
             p.finish().map_err(|e| format!("parse: {e}"))?;
-            Ok((output, p.message().clone(), None))
+            Ok((output, p.message().clone(), None, gp))
         })();
         let result = match outcome {
-            Ok((output, actual, Some(why))) => {
-                VerifyResult { name: name.into(), ok: true, output, expected, actual, error: None, skipped: Some(why.into()) }
+            Ok((output, actual, Some(why), prompt)) => {
+                VerifyResult { name: name.into(), ok: true, output, expected, actual, error: None, skipped: Some(why.into()), prompt }
             }
-            Ok((output, actual, None)) => {
+            Ok((output, actual, None, prompt)) => {
                 let error = mismatch(&expected, &actual);
-                VerifyResult { name: name.into(), ok: error.is_none(), output, expected, actual, error, skipped: None }
+                VerifyResult { name: name.into(), ok: error.is_none(), output, expected, actual, error, skipped: None, prompt }
             }
             Err(e) => VerifyResult {
                 name: name.into(),
@@ -391,6 +394,7 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
                 actual: Message::default(),
                 error: Some(e),
                 skipped: None,
+                prompt: String::new(),
             },
         };
         results.push(result);

@@ -232,7 +232,17 @@ export type PartStatus = 'ok' | 'failed' | 'untested';
 /** Round-trip status per part of a message. */
 export interface Verified { ok: boolean; content: PartStatus; reasoning: PartStatus; toolCalls: PartStatus }
 
-export interface VerifyReport { ok: boolean; verified: Verified; results: VerifyResult[] }
+export interface VerifyReport {
+  ok: boolean; verified: Verified; results: VerifyResult[];
+  /**
+   * Only for a `ChatTemplate` built with a declared `responseTemplate`: each round-trip output parsed
+   * again with it, and where its message differs from our analysis' (`ours`).
+   */
+  responseTemplate?: {
+    agree: boolean; checked: number;
+    disagreements: { name: string; output: string; ours: Message; declared?: Message; difference: string }[];
+  };
+}
 
 /** A template source string, or a compiled `ChatTemplate` (analysis is cached on it). */
 export type TemplateOrSource = ChatTemplate | string;

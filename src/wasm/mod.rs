@@ -177,7 +177,17 @@ pub fn parse_output(template_or_source: JsValue, text: &str, options: Option<Str
 #[wasm_bindgen(js_name = verifyTemplate)]
 pub fn verify_template(template_or_source: JsValue) -> Result<JsValue, JsValue> {
     let t = template_arg(&template_or_source)?;
-    to_js(&t.verify())
+    let report = t.verify();
+    let Some(d) = declared::declared_for(&template_or_source) else { return to_js(&report) };
+    // Built with a declared response template: also where it and our analysis disagree.
+    #[derive(serde::Serialize)]
+    struct WithDeclared<'a> {
+        #[serde(flatten)]
+        report: &'a crate::VerifyReport,
+        #[serde(rename = "responseTemplate")]
+        response_template: crate::response_template::DeclaredCheck,
+    }
+    to_js(&WithDeclared { response_template: crate::response_template::check_declared(d, &report), report: &report })
 }
 
 /// transformers' `parse_response`: parse `text` with a declared `response_template` object;
