@@ -237,3 +237,34 @@ fn argument_name_limit_is_chunk_invariant() {
         }
     }
 }
+
+/// The same for a call id (Mistral `[CALL_ID]…[ARGS]`) and a call counter (Kimi K2
+/// `functions.f:0`): accepted or refused alike whole and split right past the limit.
+#[test]
+fn call_id_and_counter_limits_are_chunk_invariant() {
+    let tools: Vec<serde_json::Value> = serde_json::from_str(
+        r#"[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"x":{"type":"integer"}}}}}]"#,
+    )
+    .unwrap();
+    let options = RequestOptions { tools, ..RequestOptions::default() };
+    let analyses = analyses();
+    for len in [500, 512, 513, 520, 600] {
+        let texts = [
+            ("Mistral-Small-3.2-24B-Instruct-2506.jinja", "[TOOL_CALLS]f[CALL_ID]".to_string(), format!("{}[ARGS]{{\"x\":1}}", "a".repeat(len))),
+            (
+                "moonshotai-Kimi-K2.jinja",
+                "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:".to_string(),
+                format!("{}<|tool_call_argument_begin|>{{\"x\":1}}<|tool_call_end|><|tool_calls_section_end|>", "7".repeat(len)),
+            ),
+        ];
+        for (name, head, tail) in texts {
+            let analysis = &analyses[name];
+            let text = format!("{head}{tail}");
+            let whole = stream(analysis, "", &options, &[&text]);
+            for cut in [head.len() + 513, head.len() + 530, head.len() + len] {
+                let got = stream(analysis, "", &options, &chunks(&text, &[cut]));
+                assert_eq!((&got.0, &got.1), (&whole.0, &whole.1), "{name}: id of {len} bytes split at {cut}");
+            }
+        }
+    }
+}
