@@ -210,3 +210,61 @@ fn reasoning_markers_in_content() {
     let case = serde_json::json!({ "id": 0 });
     assert!(random_splits_agree(&case, t.analysis().expect("analysis"), "", &options, input, &whole).unwrap() > 1);
 }
+
+/// The 512-byte limit on an argument name is decided on the text position, not on how much is
+/// buffered: a name closed just before, at or after the limit gives the same message in one piece
+/// as split right past the limit (where the closing marker is not buffered yet).
+#[test]
+fn argument_name_limit_is_chunk_invariant() {
+    let tools: Vec<serde_json::Value> = serde_json::from_str(
+        r#"[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"x":{"type":"integer"}}}}}]"#,
+    )
+    .unwrap();
+    let options = RequestOptions { tools, ..RequestOptions::default() };
+    let analyses = analyses();
+    for name in ["Qwen3-Coder.jinja", "google-gemma-4-31B-it.jinja", "LFM2.5-Instruct.jinja"] {
+        let analysis = &analyses[name];
+        let t = &analysis.tools;
+        let (f, a) = (&t.function, &t.arguments);
+        let head = format!("{}{}{}f{}{}{}", t.format.section_start, t.format.per_call_start, f.name_prefix, f.name_suffix, a.start, a.name_prefix);
+        for len in [500, 511, 512, 513, 520, 600] {
+            let text = format!("{head}{}{}{}1{}{}{}{}{}", "x".repeat(len), a.name_suffix, a.value_prefix, a.value_suffix, a.end, f.close, t.format.per_call_end, t.format.section_end);
+            let whole = stream(analysis, "", &options, &[&text]);
+            for cut in [head.len() + 513, head.len() + 530, head.len() + len] {
+                let got = stream(analysis, "", &options, &chunks(&text, &[cut]));
+                assert_eq!((&got.0, &got.1), (&whole.0, &whole.1), "{name}: name of {len} bytes split at {cut}");
+            }
+        }
+    }
+}
+
+/// The same for a call id (Mistral `[CALL_ID]…[ARGS]`) and a call counter (Kimi K2
+/// `functions.f:0`): accepted or refused alike whole and split right past the limit.
+#[test]
+fn call_id_and_counter_limits_are_chunk_invariant() {
+    let tools: Vec<serde_json::Value> = serde_json::from_str(
+        r#"[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"x":{"type":"integer"}}}}}]"#,
+    )
+    .unwrap();
+    let options = RequestOptions { tools, ..RequestOptions::default() };
+    let analyses = analyses();
+    for len in [500, 512, 513, 520, 600] {
+        let texts = [
+            ("Mistral-Small-3.2-24B-Instruct-2506.jinja", "[TOOL_CALLS]f[CALL_ID]".to_string(), format!("{}[ARGS]{{\"x\":1}}", "a".repeat(len))),
+            (
+                "moonshotai-Kimi-K2.jinja",
+                "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:".to_string(),
+                format!("{}<|tool_call_argument_begin|>{{\"x\":1}}<|tool_call_end|><|tool_calls_section_end|>", "7".repeat(len)),
+            ),
+        ];
+        for (name, head, tail) in texts {
+            let analysis = &analyses[name];
+            let text = format!("{head}{tail}");
+            let whole = stream(analysis, "", &options, &[&text]);
+            for cut in [head.len() + 513, head.len() + 530, head.len() + len] {
+                let got = stream(analysis, "", &options, &chunks(&text, &[cut]));
+                assert_eq!((&got.0, &got.1), (&whole.0, &whole.1), "{name}: id of {len} bytes split at {cut}");
+            }
+        }
+    }
+}

@@ -14,6 +14,19 @@ use std::rc::Rc;
 /// Longest name / id / argument name read before giving up on a marker.
 const MAX_NAME: usize = 512;
 
+/// Whether a name, id or argument name that is still open can no longer end within `MAX_NAME`
+/// bytes: a closing marker (up to `marker` bytes with its lead) starting by then would already be
+/// in `text`. The limit is decided on the text position, never on how much happens to be buffered,
+/// so every chunking (and the whole text) takes the same decision.
+fn past_name_limit(text: &str, marker: usize) -> bool {
+    text.len() > MAX_NAME + marker
+}
+
+/// The longest `lead + core` among `markers`.
+fn longest(markers: &[&Marker]) -> usize {
+    markers.iter().map(|m| m.lead.len() + m.core.len()).max().unwrap_or(0)
+}
+
 /// Where a tool call is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolStep {
@@ -202,8 +215,13 @@ impl AutoParser {
                         return if !eof && head.starts_with(text) { Step::Wait } else { Step::Fail("expected the call counter", 0) };
                     };
                     let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+                    // Decided on the digits' position alone: a counter longer than the limit fails
+                    // whether or not its end is buffered yet.
+                    if digits > MAX_NAME {
+                        return Step::Fail("call counter too long", 0);
+                    }
                     if digits == rest.len() && !eof {
-                        return if digits > MAX_NAME { Step::Fail("call counter too long", 0) } else { Step::Wait };
+                        return Step::Wait;
                     }
                     if digits == 0 {
                         return Step::Fail("expected the call counter", 0);
@@ -242,16 +260,20 @@ impl AutoParser {
                 let found = ends.iter().filter_map(|m| m.find(scope)).map(|(s, _)| s).min();
                 // Without any end marker the id is one word (ends at whitespace or the arguments).
                 let stop = if ends.is_empty() { text.find(|c: char| is_space(c) || c == '{' || c == '[') } else { found };
+                // The id must end within the limit (one byte for the word end without markers).
+                let reach = if ends.is_empty() { 1 } else { longest(&ends) };
                 match stop {
+                    Some(s) if s > MAX_NAME => Step::Fail("call id too long", 0),
                     Some(s) => {
                         self.call.data.id = text.get(..s).unwrap_or("").trim_matches(is_space).to_string();
                         goto(self, ToolStep::IdClose(at), s)
                     }
+                    None if eof && text.len() > MAX_NAME => Step::Fail("call id too long", 0),
                     None if eof => {
                         self.call.data.id = text.trim_matches(is_space).to_string();
                         goto(self, ToolStep::IdClose(at), text.len())
                     }
-                    None if text.len() > MAX_NAME => Step::Fail("call id too long", 0),
+                    None if past_name_limit(text, reach) => Step::Fail("call id too long", 0),
                     None => Step::Wait,
                 }
             }
@@ -330,8 +352,10 @@ impl AutoParser {
                     (f, Some(ty)) if f.is_none_or(|(s, _)| ty.0 < s) => (Some(ty), true),
                     (f, _) => (f, false),
                 };
-                let Some((s, e)) = found else {
-                    return if text.len() > MAX_NAME || eof { Step::Fail("argument name not closed", 0) } else { Step::Wait };
+                let reach = longest(&[end, &t.typed_value_prefix]);
+                let Some((s, e)) = found.filter(|&(s, _)| s <= MAX_NAME) else {
+                    let closed_late = found.is_some();
+                    return if closed_late || past_name_limit(text, reach) || eof { Step::Fail("argument name not closed", 0) } else { Step::Wait };
                 };
                 let name = text.get(..s).unwrap_or("").trim_matches(is_space).trim_matches(|c| c == '"' || c == '\'');
                 // Another argument opened before this one's name was closed (the prefix's quote may
