@@ -479,13 +479,13 @@ impl Deriver<'_> {
         self.loss("harmony.continuation", "partial", "harmony repeats `<|start|>assistant` inside one message: when a prompt continues a message, what it wrote before the last anchor (its reasoning) is not part of the parse");
     }
 
-    fn ministral(&mut self) {
-        let rf = self.rf.clone();
-        self.push(&rf, text_field("[THINK]", "[/THINK]"));
+    /// Repeated JSON-argument calls whose opener names the function (a `name` group), then free content:
+    /// the layout both dedicated bracket/recipient formats share.
+    fn named_json_calls_then_content(&mut self, open_pattern: &str) {
         self.push(
             "tool_calls",
             Field {
-                open_pattern: Some("\\[TOOL_CALLS\\](?P<name>[^\\[\\]]+?)\\[ARGS\\]".into()),
+                open_pattern: Some(open_pattern.into()),
                 repeats: Some(true),
                 content: Some("json".into()),
                 transform: Some(call_transform("{name}".into(), "{content}".into(), None)),
@@ -493,21 +493,17 @@ impl Deriver<'_> {
             },
         );
         self.push("content", Field { repeats: Some(true), join: Some(String::new()), ..Field::default() });
+    }
+
+    fn ministral(&mut self) {
+        let rf = self.rf.clone();
+        self.push(&rf, text_field("[THINK]", "[/THINK]"));
+        self.named_json_calls_then_content("\\[TOOL_CALLS\\](?P<name>[^\\[\\]]+?)\\[ARGS\\]");
         self.unterminated();
     }
 
     fn functionary(&mut self) {
-        self.push(
-            "tool_calls",
-            Field {
-                open_pattern: Some(">>>(?P<name>[\\w.\\-]+)\\n".into()),
-                repeats: Some(true),
-                content: Some("json".into()),
-                transform: Some(call_transform("{name}".into(), "{content}".into(), None)),
-                ..Field::default()
-            },
-        );
-        self.push("content", Field { repeats: Some(true), join: Some(String::new()), ..Field::default() });
+        self.named_json_calls_then_content(">>>(?P<name>[\\w.\\-]+)\\n");
         self.loss("functionary.recipients", "unsupported", "`>>>recipient` blocks have no closing marker and `>>>all` is content: the spec cannot end a region at the next opener nor exclude one name");
     }
 
