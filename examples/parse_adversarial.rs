@@ -1,6 +1,6 @@
 //! Whole-text parse time per byte on adversarial repeated markers (issue #11 item 8).
 //!
-//! For every template in a directory (default `../shared/conformance/templates`), for each of its
+//! For every template in a directory (default `tests/fixtures/conformance/templates`), for each of its
 //! markers (the analysis' preserved tokens, plus all of them in a row), parse 1 KB … 1 MB of that
 //! marker repeated as one whole text and print the time per byte. The figure to watch is the ratio of
 //! time per byte at 1 MB to that at 1 KB: flat (≈ 1) means linear; quadratic parsing shows as ≈ 1000.
@@ -27,7 +27,7 @@ fn ns_per_byte(a: &chat_autoparser::analysis::Analysis, gp: &str, unit: &str, si
 }
 
 fn main() {
-    let dir = std::env::args().nth(1).unwrap_or_else(|| "../shared/conformance/templates".into());
+    let dir = std::env::args().nth(1).unwrap_or_else(|| "tests/fixtures/conformance/templates".into());
     let mut paths: Vec<_> = std::fs::read_dir(&dir).expect("template directory").flatten().map(|e| e.path()).collect();
     paths.sort();
     let (mut worst, mut worst_case) = (0f64, String::new());

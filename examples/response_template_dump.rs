@@ -34,7 +34,7 @@ fn options_of(case: &Value) -> Result<RequestOptions, String> {
 }
 
 fn main() {
-    let dir = std::env::args().nth(1).unwrap_or_else(|| "../shared/conformance".into());
+    let dir = std::env::args().nth(1).unwrap_or_else(|| "tests/fixtures/conformance".into());
     let cases = std::fs::read_to_string(format!("{dir}/cases.jsonl")).expect("cases.jsonl");
     let mut templates: BTreeMap<String, ChatTemplate> = BTreeMap::new();
     let mut derived: BTreeMap<String, Value> = BTreeMap::new();
