@@ -140,6 +140,7 @@ def check_corpus(corpus, templates, cases, known, parse_response):
     spec_total, spec_diffs = [0, 0], []
     disagreements, unexplained, stale = [], [], []
     na = {}
+    by_feature = {}  # feature → disagreements it explains
     for name, tmpl in templates.items():
         rows[name] = {"handler": tmpl.get("handler", "?"), "n": 0, "agree": 0, "expressible": 0, "exp_agree": 0}
     for case in cases:
@@ -184,6 +185,8 @@ def check_corpus(corpus, templates, cases, known, parse_response):
             if cid in known:
                 stale.append(cid)
             continue
+        for f in relevant:
+            by_feature[f] = by_feature.get(f, 0) + 1
         reason = known[cid]["reason"] if cid in known else None
         reason = ("spec cannot express: " + ", ".join(relevant) + (" (" + reason + ")" if reason else "")) if relevant else reason
         disagreements.append((cid, name, expressible, diffs, reason))
@@ -224,6 +227,8 @@ def check_corpus(corpus, templates, cases, known, parse_response):
             kinds[c["prefixKind"]] = kinds.get(c["prefixKind"], 0) + 1
     for kind, n in sorted(kinds.items()):
         print("%s: prefix given to parse_response: %s: %d cases" % (corpus, kind, n))
+    for f, n in sorted(by_feature.items()):
+        print("%s: disagreements the spec cannot express: %s: %d" % (corpus, f, n))
     for why, n in sorted(na.items()):
         print("%s: not comparable: %d (%s)" % (corpus, n, why))
     print("%s: all comparable cases: %d/%d agree" % (corpus, tot[0], tot[1]))
