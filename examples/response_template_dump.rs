@@ -152,9 +152,11 @@ fn real_outputs() {
         .collect();
     files.sort();
     let mut templates = Templates::new("real-outputs", CONFORMANCE_NOW);
-    // A template by file name: the corpus' own, then the conformance set (as tests/real_outputs.rs).
+    // A template by file name: the corpus' own, then the conformance set, then the zoo (as tests/real_outputs.rs).
     let source = |name: &str| {
-        [dir.join("templates").join(name), fixtures().join("conformance/templates").join(name)].iter().find_map(|p| std::fs::read_to_string(p).ok())
+        [dir.join("templates").join(name), fixtures().join("conformance/templates").join(name), fixtures().join("zoo").join(name)]
+            .iter()
+            .find_map(|p| std::fs::read_to_string(p).ok())
     };
     for case in files.iter().flat_map(|f| read_jsonl(f)) {
         let name = case["template"].as_str().unwrap_or("");

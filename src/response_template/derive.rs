@@ -197,6 +197,7 @@ impl Deriver<'_> {
         f.repeats = Some(true);
         f.join = Some(String::new());
         self.push(&self.rf.clone(), f);
+        self.loss("reasoning.piece_whitespace", "partial", "several reasoning blocks are joined after each is stripped (the text parser's default), so the whitespace between them is lost");
     }
 
     fn reasoning(&mut self) {
@@ -561,8 +562,7 @@ impl Deriver<'_> {
     }
 
     fn ministral(&mut self) {
-        let rf = self.rf.clone();
-        self.push(&rf, text_field("[THINK]", "[/THINK]"));
+        self.push_reasoning(text_field("[THINK]", "[/THINK]"));
         self.named_json_calls_then_content("\\[TOOL_CALLS\\](?P<name>[^\\[\\]]+?)\\[ARGS\\]");
         self.unterminated();
     }
