@@ -3,7 +3,8 @@
 //!
 //! Entry point: [`analyze_template`]. Phases: reasoning (R1–R3, `reasoning.rs`), content (C1,
 //! `content.rs`), tools (T1–T2 `tools.rs`, T3–T7 `tool_markers.rs`), role markers (`roles.rs`),
-//! then the preserved-token union and the source-keyed [`workarounds`]. Every comparison is kept
+//! then the preserved-token union, reasoning tags no render shows (`unrendered_reasoning.rs`) and the
+//! source-keyed [`workarounds`]. Every comparison is kept
 //! in `Analysis.diffs`.
 
 mod content;
@@ -17,6 +18,7 @@ mod roles;
 mod tool_markers;
 mod tools;
 mod types;
+mod unrendered_reasoning;
 mod workarounds;
 
 pub use diff::{after_common_suffix, calculate_diff_split, common_prefix_len, common_suffix_len, segmentize_markers, until_common_prefix, DiffSplit, Segment, SegmentKind};
@@ -63,6 +65,7 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
         ..Default::default()
     };
     a.preserved_tokens = collect_preserved_tokens(&a);
+    unrendered_reasoning::analyze(&mut pr, &mut a);
     a.workarounds = workarounds::apply(t.source(), &mut a);
     a.analysis_complete = !pr.incomplete;
     a.diffs = pr.diffs;

@@ -13,13 +13,6 @@ struct Workaround {
 }
 
 const WORKAROUNDS: &[Workaround] = &[
-    // Templates that strip `…</think>` from past turns (`content.split('</think>')`) never render
-    // reasoning, but their models write it. Keyed on the split on a closing tag; the tag name is
-    // taken from the source, so any `<x>…</x>` pair works.
-    Workaround { name: "reasoning tag stripped from history", apply: stripped_reasoning_tag },
-    // The system prompt tells the model to write `<think>…</think><response>…</response>`, but no
-    // rendered turn contains these tags.
-    Workaround { name: "think/response tags instructed in the system prompt", apply: instructed_think_response },
     // The assistant turn is `<|CHATBOT_TOKEN|>text<|END_OF_TURN_TOKEN|>`; the turn marker is in the
     // common prefix of every probe so the content analysis cannot see it as a wrapper.
     Workaround { name: "chatbot-token turns wrap content", apply: chatbot_token_content },
@@ -53,50 +46,6 @@ pub fn apply(src: &str, a: &mut Analysis) -> Vec<String> {
     WORKAROUNDS.iter().filter(|w| (w.apply)(src, a)).map(|w| w.name.to_string()).collect()
 }
 
-fn push_tokens(a: &mut Analysis, tokens: &[&str]) {
-    for t in tokens {
-        if !a.preserved_tokens.iter().any(|x| x == t) {
-            a.preserved_tokens.push(t.to_string());
-        }
-    }
-}
-
-fn stripped_reasoning_tag(src: &str, a: &mut Analysis) -> bool {
-    if a.reasoning.mode != ReasoningMode::None || src.contains("reasoning_content") {
-        return false;
-    }
-    let Some(close) = ["content.split('</", "content.split(\"</"].iter().find_map(|pat| {
-        let at = src.find(pat)? + pat.len();
-        let name_len = src[at..].find('>')?;
-        Some(src[at..at + name_len].to_string())
-    }) else {
-        return false;
-    };
-    if close.is_empty() || close.contains(['\'', '"', ' ']) {
-        return false;
-    }
-    a.reasoning.mode = ReasoningMode::TagBased;
-    a.reasoning.start = format!("<{close}>");
-    a.reasoning.end = format!("</{close}>");
-    let (s, e) = (a.reasoning.start.clone(), a.reasoning.end.clone());
-    push_tokens(a, &[&s, &e]);
-    true
-}
-
-fn instructed_think_response(src: &str, a: &mut Analysis) -> bool {
-    if !src.contains("Write your thoughts between <think></think> and write your response between <response></response>") {
-        return false;
-    }
-    a.reasoning.mode = ReasoningMode::TagBased;
-    a.reasoning.start = "<think>".into();
-    a.reasoning.end = "</think>".into();
-    a.content.mode = ContentMode::WrappedWithReasoning;
-    a.content.start = "<response>".into();
-    a.content.end = "</response>".into();
-    push_tokens(a, &["<think>", "</think>", "<response>", "</response>"]);
-    true
-}
-
 fn chatbot_token_content(src: &str, a: &mut Analysis) -> bool {
     if !(src.contains("<|CHATBOT_TOKEN|>") && src.contains("<|END_OF_TURN_TOKEN|>") && a.content.start.is_empty()) {
         return false;
@@ -105,7 +54,7 @@ fn chatbot_token_content(src: &str, a: &mut Analysis) -> bool {
     a.content.start = "<|CHATBOT_TOKEN|>".into();
     a.content.end = "<|END_OF_TURN_TOKEN|>".into();
     a.user_start = "<|START_OF_TURN_TOKEN|><|USER_TOKEN|>".into();
-    push_tokens(a, &["<|CHATBOT_TOKEN|>", "<|END_OF_TURN_TOKEN|>"]);
+    a.preserve_tokens(&["<|CHATBOT_TOKEN|>", "<|END_OF_TURN_TOKEN|>"]);
     true
 }
 
@@ -182,7 +131,7 @@ fn im_middle_think(src: &str, a: &mut Analysis) -> bool {
     a.reasoning.mode = ReasoningMode::TagBased;
     a.reasoning.start = "<think>".into();
     a.reasoning.end = "</think>".into();
-    push_tokens(a, &["<think>", "</think>"]);
+    a.preserve_tokens(&["<think>", "</think>"]);
     true
 }
 
@@ -204,6 +153,6 @@ fn pythonic_tool_call_tokens(src: &str, a: &mut Analysis) -> bool {
         string_delimiter: "\"".into(),
         ..Default::default()
     };
-    push_tokens(a, &["<|tool_call_start|>", "<|tool_call_end|>"]);
+    a.preserve_tokens(&["<|tool_call_start|>", "<|tool_call_end|>"]);
     true
 }
