@@ -2,11 +2,14 @@
 //! outputs, and read off how its model writes reasoning, content and tool calls.
 //!
 //! Entry point: [`analyze_template`]. Phases: reasoning (R1–R3, `reasoning.rs`), content (C1,
-//! `content.rs`), tools (T1–T2 `tools.rs`, T3–T7 `tool_markers.rs`), role markers (`roles.rs`),
-//! then the preserved-token union, reasoning tags no render shows (`unrendered_reasoning.rs`) and the
-//! source-keyed [`workarounds`]. Every comparison is kept
-//! in `Analysis.diffs`.
+//! `content.rs`), tools (T1–T2 `tools.rs`, T3–T7 `tool_markers.rs`, T8 `call_layout.rs`), role
+//! markers (`roles.rs`), then the preserved-token union and the late phases that read what the
+//! common probes cannot: a content wrapper inside the assistant header (C2, `content.rs`),
+//! reasoning tags no render shows (R4–R5, `unrendered_reasoning.rs`); last the source-keyed
+//! [`workarounds`]. Every comparison is kept in
+//! `Analysis.diffs`.
 
+mod call_layout;
 mod content;
 mod diff;
 mod detect;
@@ -52,6 +55,7 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
     let user_start = roles::user_start(&mut pr);
     if caps.supports_tool_calls {
         literal_args::analyze(&mut pr, &mut tools, caps.supports_parallel_tool_calls);
+        call_layout::refine(&mut pr, &mut tools);
     }
     let mut a = Analysis {
         handler: detect::detect_handler(t.source()),
@@ -65,6 +69,8 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
         ..Default::default()
     };
     a.preserved_tokens = collect_preserved_tokens(&a);
+    // Late phases add their tokens after the union.
+    content::wrapper_around_reply(&mut pr, &mut a);
     unrendered_reasoning::analyze(&mut pr, &mut a);
     a.workarounds = workarounds::apply(t.source(), &mut a);
     a.analysis_complete = !pr.incomplete;

@@ -13,15 +13,6 @@ struct Workaround {
 }
 
 const WORKAROUNDS: &[Workaround] = &[
-    // The assistant turn is `<|CHATBOT_TOKEN|>text<|END_OF_TURN_TOKEN|>`; the turn marker is in the
-    // common prefix of every probe so the content analysis cannot see it as a wrapper.
-    Workaround { name: "chatbot-token turns wrap content", apply: chatbot_token_content },
-    // `<function=name>{json}</function>` calls are rendered by a macro that the content probe also
-    // hits; the renders make the section/call split ambiguous.
-    Workaround { name: "function-tag calls without a section", apply: function_tag_calls },
-    // A DeepSeek-style template that renders calls as `<｜tool▁call▁begin｜>type<｜tool▁sep｜>name
-    // ```json …```` with the tool type where a name marker would be expected.
-    Workaround { name: "fullwidth tool-call markers with type prefix", apply: fullwidth_tool_markers },
     // Every assistant turn is rendered as `<think>\n` + content (reasoning_content is dropped) and
     // calls as `<TOOLCALL>[…]</TOOLCALL>` glued to the end-of-turn token, so neither the reasoning
     // tags nor the call markers can be separated by diffing. Keyed on the template's special tokens.
@@ -44,49 +35,6 @@ const WORKAROUNDS: &[Workaround] = &[
 /// Apply every matching workaround; returns the names applied.
 pub fn apply(src: &str, a: &mut Analysis) -> Vec<String> {
     WORKAROUNDS.iter().filter(|w| (w.apply)(src, a)).map(|w| w.name.to_string()).collect()
-}
-
-fn chatbot_token_content(src: &str, a: &mut Analysis) -> bool {
-    if !(src.contains("<|CHATBOT_TOKEN|>") && src.contains("<|END_OF_TURN_TOKEN|>") && a.content.start.is_empty()) {
-        return false;
-    }
-    a.content.mode = ContentMode::AlwaysWrapped;
-    a.content.start = "<|CHATBOT_TOKEN|>".into();
-    a.content.end = "<|END_OF_TURN_TOKEN|>".into();
-    a.user_start = "<|START_OF_TURN_TOKEN|><|USER_TOKEN|>".into();
-    a.preserve_tokens(&["<|CHATBOT_TOKEN|>", "<|END_OF_TURN_TOKEN|>"]);
-    true
-}
-
-fn function_tag_calls(src: &str, a: &mut Analysis) -> bool {
-    if !src.contains("set has_code_interpreter = tools | selectattr(\"type\", \"equalto\", \"code_interpreter\") | list | length > 0") {
-        return false;
-    }
-    a.content.mode = ContentMode::Plain;
-    a.content.end.clear();
-    let t = &mut a.tools;
-    t.function.name_prefix.clear();
-    t.format.section_start.clear();
-    t.format.section_end.clear();
-    t.format.per_call_start = "<function=".into();
-    t.format.per_call_end = "</function>".into();
-    t.function.close.clear();
-    a.preserved_tokens = ["<|eot_id|>", "<|eom_id|>", "<function=", ">", "</function>"].iter().map(|s| s.to_string()).collect();
-    true
-}
-
-fn fullwidth_tool_markers(src: &str, a: &mut Analysis) -> bool {
-    if !src.contains("{{'<｜Assistant｜><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>' + tool['type'] + '<｜tool▁sep｜>'") {
-        return false;
-    }
-    let t = &mut a.tools;
-    t.format.section_start = "<｜tool▁calls▁begin｜>".into();
-    t.format.section_end = "<｜tool▁calls▁end｜>".into();
-    t.format.per_call_start = "<｜tool▁call▁begin｜>function".into();
-    t.function.name_prefix = "<｜tool▁sep｜>".into();
-    t.format.per_call_end = "<｜tool▁call▁end｜>".into();
-    t.function.close = "```".into();
-    true
 }
 
 fn openai_wrapper(src: &str, a: &mut Analysis) -> bool {
