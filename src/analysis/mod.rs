@@ -51,8 +51,9 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
     };
     let mut content = content;
     content.requires_nonnull_content = pr.requires_nonnull_content;
-    let (assistant_start, turn_end) = roles::assistant_start(&mut pr, &reasoning, &content);
-    let user_start = roles::user_start(&mut pr);
+    let (assistant_start, turn_end, reply_end) = roles::assistant_start(&mut pr, &reasoning, &content);
+    let user_start = roles::user_start(&mut pr, &reply_end);
+    tools::drop_reply_end(&mut tools, &reply_end);
     if caps.supports_tool_calls {
         literal_args::analyze(&mut pr, &mut tools, caps.supports_parallel_tool_calls);
         call_layout::refine(&mut pr, &mut tools);

@@ -11,8 +11,12 @@
 //! <think></think> and your response between <response></response>"). Empty tag pairs `<x></x>`
 //! that appear only with the switch on name the reasoning tags, and a second pair the content
 //! wrapper that goes with reasoning.
+//!
+//! Once the tags are known, a content "wrapper" C1 found that opens with the reasoning start is the
+//! reasoning block the template opens before every reply (Nemotron Nano v2 renders the last turn as
+//! `<think>\n` + text): the reasoning start is taken as printed and the content is plain.
 
-use super::diff::common_prefix_len;
+use super::diff::{common_prefix_len, trim_ws};
 use super::probe::*;
 use super::types::{Analysis, ContentMode, ReasoningMode};
 
@@ -54,6 +58,13 @@ pub fn analyze(pr: &mut Prober, a: &mut Analysis) {
 fn set_reasoning(a: &mut Analysis, start: &str, end: &str) {
     a.reasoning.mode = ReasoningMode::TagBased;
     a.reasoning.start = start.to_string();
+    // A "content wrapper" that opens with the reasoning start is the reasoning block the template
+    // opens before every reply (`<think>\n` + text): the opener as printed, and plain content.
+    if a.content.mode != ContentMode::Plain && trim_ws(&a.content.start) == start {
+        a.reasoning.start = std::mem::take(&mut a.content.start);
+        a.content.end.clear();
+        a.content.mode = ContentMode::Plain;
+    }
     a.reasoning.end = end.to_string();
     a.preserve_tokens(&[start, end]);
 }

@@ -4,7 +4,7 @@
 //! differential analysis cannot see the truth, and is recorded by name in `Analysis.workarounds`
 //! when applied. Keep this list short: a new entry is a last resort after improving the analysis.
 
-use super::types::{Analysis, ArgumentsAnalysis, ContentMode, FunctionAnalysis, ReasoningMode, ToolFormat};
+use super::types::{Analysis, ArgumentsAnalysis, FunctionAnalysis, ReasoningMode, ToolFormat};
 
 struct Workaround {
     name: &'static str,
@@ -13,10 +13,6 @@ struct Workaround {
 }
 
 const WORKAROUNDS: &[Workaround] = &[
-    // Every assistant turn is rendered as `<think>\n` + content (reasoning_content is dropped) and
-    // calls as `<TOOLCALL>[…]</TOOLCALL>` glued to the end-of-turn token, so neither the reasoning
-    // tags nor the call markers can be separated by diffing. Keyed on the template's special tokens.
-    Workaround { name: "numbered special-token turns with <TOOLCALL> arrays", apply: special_token_toolcall },
     // The template describes the `{"name": …, "parameters": …}` format in prose and renders past
     // calls that way, but models also emit the OpenAI `{"type":"function","function":{…}}` wrapper.
     Workaround { name: "name/parameters instruction accepts the OpenAI wrapper", apply: openai_wrapper },
@@ -45,29 +41,6 @@ fn openai_wrapper(src: &str, a: &mut Analysis) -> bool {
         return false;
     }
     a.tools.format.openai_wrapper_trigger = true;
-    true
-}
-
-fn special_token_toolcall(src: &str, a: &mut Analysis) -> bool {
-    if !["<SPECIAL_10>", "<SPECIAL_11>", "<SPECIAL_12>", "<TOOL_RESPONSE>"].iter().all(|m| src.contains(m)) {
-        return false;
-    }
-    let f = &mut a.tools.format;
-    f.mode = ToolFormat::JsonNative;
-    f.section_start.clear();
-    f.section_end.clear();
-    f.per_call_start = "<TOOLCALL>".into();
-    f.per_call_end = "</TOOLCALL>".into();
-    f.tools_array_wrapped = true;
-    a.content.mode = ContentMode::Plain;
-    a.content.start.clear();
-    a.content.end.clear();
-    a.reasoning.mode = ReasoningMode::TagBased;
-    a.reasoning.start = "<think>\n".into();
-    a.reasoning.end = "</think>".into();
-    a.assistant_start = "<SPECIAL_11>Assistant".into();
-    a.user_start = "<SPECIAL_11>User".into();
-    a.preserved_tokens = ["<SPECIAL_12>", "<SPECIAL_11>", "</think>", "<TOOLCALL>", "</TOOLCALL>"].iter().map(|s| s.to_string()).collect();
     true
 }
 
