@@ -18,8 +18,14 @@ const WORKAROUNDS: &[Workaround] = &[
     Workaround { name: "name/parameters instruction accepts the OpenAI wrapper", apply: openai_wrapper },
     // The `<|im_assistant|>…<|im_middle|>` protocol with `<|tool_calls_section_begin|>` calls: this
     // template drops reasoning_content entirely, but the protocol's thinking variant renders
-    // `<think>…</think>` before the answer and checkpoints sharing the tokens write it; nothing
-    // rendered shows the tags. Keyed on the protocol tokens and the absence of any think tag.
+    // `<think>…</think>` before the answer and checkpoints sharing the tokens write it. Keyed on the
+    // protocol tokens and the absence of any think tag.
+    // Why no general probe can see it: the tags are nowhere in this template — no render shows them
+    // (R1–R3), no past turn strips them (R4), no instruction names them (R5), the source has no
+    // closing tag to try. They are known only from the protocol family. A parser leniency (a leading
+    // `<think>…</think>` read as reasoning) would not be enough either: the request layer needs the
+    // tags to carry a past turn's reasoning into the prompt (without them Kimi K2's end-to-end and
+    // generation-prompt cases with reasoning fail: 17/19).
     Workaround { name: "im_middle protocol without rendered reasoning writes <think>", apply: im_middle_think },
     // The template lists the tools (`List of tools: [...]`) but never renders an assistant's
     // `tool_calls` (it prints `content` only), so no render shows how calls look. Its models write
