@@ -1,6 +1,6 @@
 //! Phase 3b — literal arguments: calls written as `f(a='x', n=1)` (Python) or
-//! `f{a:<|"|>x<|"|>,n:1}` / `f{a:<escape>x<escape>}` (key/value with a string delimiter token), where every value delimits
-//! itself instead of sitting between value markers.
+//! `f{a:<|"|>x<|"|>,n:1}` / `f{a:<escape>x<escape>}` (key/value with a string delimiter token),
+//! where every value delimits itself instead of sitting between value markers.
 //!
 //! Found by two differences: a string argument vs a number (`'XXXX'` vs `12345`: the string is
 //! wrapped in a delimiter and the number is bare, both after the same key/value separator), and the
