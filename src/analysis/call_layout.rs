@@ -17,7 +17,13 @@ pub fn refine(pr: &mut Prober, t: &mut ToolsAnalysis) {
         return;
     }
     if let Some((opener, closer)) = repeated_markers(pr) {
-        apply(t, &opener, &closer);
+        if apply(t, &opener, &closer) {
+            let f = &t.format;
+            pr.diagnostics.push(format!(
+                "tool calls: re-read from two calls (T8): call {:?}…{:?}, section end {:?}, function close {:?}",
+                f.per_call_start, f.per_call_end, f.section_end, t.function.close
+            ));
+        }
     }
 }
 
@@ -49,28 +55,30 @@ fn json_end(s: &str, from: usize) -> Option<usize> {
     Some(start + it.byte_offset())
 }
 
-/// Correct the two misreadings the repeated markers reveal; leave every other layout alone.
-fn apply(t: &mut ToolsAnalysis, opener: &str, closer: &str) {
+/// Correct the two misreadings the repeated markers reveal; leave every other layout alone. True
+/// when it changed something.
+fn apply(t: &mut ToolsAnalysis, opener: &str, closer: &str) -> bool {
     let (opener, closer) = (trim_ws(opener), trim_ws(closer));
     let f = &mut t.format;
     let func = &mut t.function;
     if closer.is_empty() {
-        return;
+        return false;
     }
     if f.per_call_start.is_empty() && f.section_start.is_empty() && f.per_call_end.is_empty() && func.close.is_empty() {
         // Nothing around the name tag: the opener and closer repeated per call are the call's markers.
-        if trim_ws(&func.name_prefix) == opener {
-            f.per_call_start = opener.to_string();
-            f.per_call_end = closer.to_string();
-            func.name_prefix.clear();
+        if trim_ws(&func.name_prefix) != opener {
+            return false;
         }
-        return;
+        f.per_call_start = opener.to_string();
+        f.per_call_end = closer.to_string();
+        func.name_prefix.clear();
+        return true;
     }
     let close = trim_ws(&func.close).to_string();
     if close.len() > closer.len() && close.starts_with(closer) && trim_ws(&format!("{}{}", f.per_call_start, func.name_prefix)) == opener {
         // The function closer ran on past the call's end into the section end.
         let segs = segmentize_markers(closer);
-        let Some(last) = segs.last().filter(|s| s.kind == SegmentKind::Marker) else { return };
+        let Some(last) = segs.last().filter(|s| s.kind == SegmentKind::Marker) else { return false };
         f.per_call_end = last.value.clone();
         func.close = trim_ws(&closer[..closer.len() - last.value.len()]).to_string();
         let rest = trim_ws(&close[closer.len()..]);
@@ -78,7 +86,9 @@ fn apply(t: &mut ToolsAnalysis, opener: &str, closer: &str) {
             Some(s) if s.kind == SegmentKind::Marker && !f.section_start.is_empty() => s.value,
             _ => String::new(),
         };
+        return true;
     }
+    false
 }
 
 #[cfg(test)]

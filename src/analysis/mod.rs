@@ -6,8 +6,9 @@
 //! markers (`roles.rs`), then the preserved-token union and the late phases that read what the
 //! common probes cannot: a content wrapper inside the assistant header (C2, `content.rs`),
 //! reasoning tags no render shows (R4–R5, `unrendered_reasoning.rs`); last the source-keyed
-//! [`workarounds`]. Every comparison is kept in
-//! `Analysis.diffs`.
+//! [`workarounds`]. Every comparison of the llama.cpp-compatible phases is kept in `Analysis.diffs`
+//! (checked in order against llama.cpp's record); T8, C2 and R4–R5 render their own probes without
+//! recording them, and say in `diagnostics` when they change the analysis.
 
 mod call_layout;
 mod content;
