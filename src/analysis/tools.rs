@@ -34,6 +34,19 @@ pub fn analyze(pr: &mut Prober, reasoning: &ReasoningAnalysis, parallel: bool) -
     t
 }
 
+/// A section or call end glued to the marker that ends the reply (`</TOOLCALL><SPECIAL_12>`) ends
+/// before it: that marker closes every assistant turn, calls or not.
+pub fn drop_reply_end(t: &mut ToolsAnalysis, reply_end: &str) {
+    if reply_end.is_empty() {
+        return;
+    }
+    for end in [&mut t.format.section_end, &mut t.format.per_call_end] {
+        if let Some(rest) = end.strip_suffix(reply_end).map(trim_ws).filter(|r| !r.is_empty()) {
+            *end = rest.to_string();
+        }
+    }
+}
+
 fn one_call_params() -> Params {
     Params::with_tools(vec![user(USER_MSG), assistant_calls(vec![first_call()])])
 }

@@ -257,3 +257,14 @@ pub struct Analysis {
     /// Problems met during analysis.
     pub diagnostics: Vec<String>,
 }
+
+impl Analysis {
+    /// Append tokens to `preserved_tokens` that are not there yet (late phases add theirs last).
+    pub(crate) fn preserve_tokens(&mut self, tokens: &[&str]) {
+        for t in tokens {
+            if !self.preserved_tokens.iter().any(|x| x == t) {
+                self.preserved_tokens.push(t.to_string());
+            }
+        }
+    }
+}
