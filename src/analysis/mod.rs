@@ -3,12 +3,14 @@
 //!
 //! Entry point: [`analyze_template`]. Phases: reasoning (R1–R3, `reasoning.rs`), content (C1,
 //! `content.rs`), tools (T1–T2 `tools.rs`, T3–T7 `tool_markers.rs`), role markers (`roles.rs`),
-//! then the preserved-token union and the source-keyed [`workarounds`]. Every comparison is kept
+//! then the preserved-token union, the source-keyed [`workarounds`] and, for a template without a
+//! tool format, the tool-call markers its source names ([`fallback`]). Every comparison is kept
 //! in `Analysis.diffs`.
 
 mod content;
 mod diff;
 mod detect;
+mod fallback;
 mod literal_args;
 mod pattern;
 mod probe;
@@ -21,6 +23,7 @@ mod workarounds;
 
 pub use diff::{after_common_suffix, calculate_diff_split, common_prefix_len, common_suffix_len, segmentize_markers, until_common_prefix, DiffSplit, Segment, SegmentKind};
 pub use detect::detect_handler;
+pub use fallback::{fallback_formats, CallBody, FallbackFormat, FallbackMarker};
 pub use types::*;
 
 use crate::template::Caps;
@@ -64,6 +67,17 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
     };
     a.preserved_tokens = collect_preserved_tokens(&a);
     a.workarounds = workarounds::apply(t.source(), &mut a);
+    if a.tools.format.mode == ToolFormat::None && a.handler == Handler::Autoparser {
+        // No rendered tool calls: the parser falls back on markers the source names (rule R13).
+        a.tools.fallback_markers = fallback::mine_markers(t.source());
+        for m in &a.tools.fallback_markers {
+            for tok in [&m.start, &m.end] {
+                if !tok.is_empty() && !a.preserved_tokens.contains(tok) {
+                    a.preserved_tokens.push(tok.clone());
+                }
+            }
+        }
+    }
     a.analysis_complete = !pr.incomplete;
     a.diffs = pr.diffs;
     a.diagnostics = pr.diagnostics;

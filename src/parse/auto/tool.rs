@@ -544,6 +544,9 @@ impl AutoParser {
                     }
                 }
                 CallFeed::Done => {
+                    for l in json.leniencies() {
+                        self.diags.add(self.call.start, format!("tool call object: {l}"));
+                    }
                     if let Some(key) = json.unknown_key() {
                         // Its value was skipped: say so, the model wrote it.
                         let message = format!("tool call member {:?} not understood; its value is ignored", key);
