@@ -69,14 +69,8 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
     a.workarounds = workarounds::apply(t.source(), &mut a);
     if a.tools.format.mode == ToolFormat::None && a.handler == Handler::Autoparser {
         // No rendered tool calls: the parser falls back on markers the source names (rule R13).
+        // (Their tokens are preserved by the format, with the grammar built on them.)
         a.tools.fallback_markers = fallback::mine_markers(t.source());
-        for m in &a.tools.fallback_markers {
-            for tok in [&m.start, &m.end] {
-                if !tok.is_empty() && !a.preserved_tokens.contains(tok) {
-                    a.preserved_tokens.push(tok.clone());
-                }
-            }
-        }
     }
     a.analysis_complete = !pr.incomplete;
     a.diffs = pr.diffs;

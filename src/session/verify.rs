@@ -137,8 +137,9 @@ fn fixtures(a: &Analysis) -> Vec<(&'static str, Message)> {
     if reasons {
         f.push(("reasoning", msg("It is 4.", "The user asks for 2+2. That is 4.", vec![])));
     }
-    // A template without a tool format whose source names call markers is read by the fallback.
-    let calls = a.tools.format.mode != ToolFormat::None || !a.tools.fallback_markers.is_empty();
+    // Without a tool format, calls are read by the fallback where it also builds a grammar: the
+    // source names call markers, or the template shows the tools to the model.
+    let calls = a.tools.format.mode != ToolFormat::None || !a.tools.fallback_markers.is_empty() || a.caps.supports_tools;
     if calls || a.handler != Handler::Autoparser {
         let weather = || call("call00001", "get_weather", json!({ "location": "Paris", "unit": "celsius" }));
         f.push(("tool_call", msg("", "", vec![weather()])));

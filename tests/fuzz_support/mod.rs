@@ -93,6 +93,14 @@ impl Templates {
             ] {
                 markers.push(m.clone());
             }
+            if f.mode == chat_autoparser::analysis::ToolFormat::None {
+                // No tool format: the fallback's markers (mined and conventional) are syntax, and
+                // its pythonic calls have literal values (rule R13).
+                for m in &a.tools.fallback_markers {
+                    markers.extend([m.start.clone(), m.end.clone()]);
+                }
+                markers.extend(["<|tool_call_start|>", "<|tool_call_end|>", "<tool_call>", "</tool_call>", "True", "False", "None"].map(String::from));
+            }
             if args.literal_values {
                 // Python literals become JSON ones (`True` → `true`): the words are syntax, not text.
                 markers.extend(["True", "False", "None"].map(String::from));

@@ -158,7 +158,9 @@ impl AutoParser {
         if s.is_empty() {
             return;
         }
-        self.line_start = self.line_start_after(s);
+        if !self.fallback.is_empty() {
+            self.line_start = self.line_start_after(s);
+        }
         if let Some((_, ws, _)) = &mut self.stray_close {
             if s.chars().all(is_space) {
                 ws.push_str(s);
@@ -579,7 +581,11 @@ impl AutoParser {
         let others = wanted.len();
         let fallback = Rc::clone(&self.fallback);
         let fence = Marker::new(if fallback.is_empty() { "" } else { FENCE });
-        wanted.extend(fallback.iter().filter_map(|f| f.cfg.tools.as_ref()).map(|t| &t.trigger));
+        // Inside a code block only its closing fence counts (a trigger there must not end the scope:
+        // the markers after it are still to be looked for).
+        if !self.in_code {
+            wanted.extend(fallback.iter().filter_map(|f| f.cfg.tools.as_ref()).map(|t| &t.trigger));
+        }
         wanted.push(&fence);
         let scope = search_scope(text, &wanted);
         if let Some(step) = self.fallback_in_content(text, scope, abs, eof, wanted.get(..others).unwrap_or(&[]), &fence, out) {
