@@ -183,6 +183,14 @@ pub fn fallback_formats(a: &Analysis) -> Vec<FallbackFormat> {
     out
 }
 
+/// Whether a grammar constrains the fallback's calls (to its first format): the template has no
+/// tool format and either names call markers in its source, or shows the tools to the model without
+/// rendering any call. Otherwise nothing says how its model calls, and constraining to one
+/// convention would forbid the others the parser reads.
+pub fn fallback_grammar_applies(a: &Analysis) -> bool {
+    a.tools.format.mode == ToolFormat::None && (!a.tools.fallback_markers.is_empty() || a.caps.supports_tools && !a.caps.supports_tool_calls)
+}
+
 fn json_calls(start: &str, end: &str, array: bool) -> ToolsAnalysis {
     let mut t = ToolsAnalysis::default();
     t.format.mode = ToolFormat::JsonNative;

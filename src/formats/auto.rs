@@ -2,7 +2,7 @@
 //! Its parser is the analysis-driven machine (`parse::auto`), its grammar [`super::auto_grammar`].
 
 use super::{auto_grammar, prefilled, Format};
-use crate::analysis::{fallback_formats, Analysis, ReasoningMode, ToolFormat};
+use crate::analysis::{fallback_formats, fallback_grammar_applies, Analysis, ReasoningMode, ToolFormat};
 use crate::api::{Delta, RequestOptions};
 use crate::gbnf::{token_units, Expr, Shape, Tool, ToolGrammar};
 use crate::parse::auto::AutoParser;
@@ -71,11 +71,9 @@ impl Format for Auto {
 
 /// The format a grammar constrains calls to when the template has no tool format: the fallback's
 /// first (see `analysis::fallback_formats`) — the markers the template source names, else the first
-/// convention when the template shows the tools to the model. A template that does neither gets no
-/// grammar: nothing says how its model calls, and constraining to one convention would forbid the
-/// others the parser reads.
+/// convention — where `analysis::fallback_grammar_applies`.
 fn fallback_grammar(a: &Analysis) -> Option<Analysis> {
-    if a.tools.format.mode != ToolFormat::None || (a.tools.fallback_markers.is_empty() && !a.caps.supports_tools) {
+    if !fallback_grammar_applies(a) {
         return None;
     }
     let first = fallback_formats(a).into_iter().next()?;
