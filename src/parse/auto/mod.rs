@@ -96,6 +96,8 @@ pub struct AutoParser {
     line_start: bool,
     /// Inside a ```` ``` ```` code block of content (fallback calls are not read there).
     in_code: bool,
+    /// The code fence as a marker (empty without a fallback).
+    fence: Rc<Marker>,
 }
 
 /// A code fence: calls written inside a fenced block are examples, not calls.
@@ -109,9 +111,11 @@ impl AutoParser {
         // Reasoning is extracted or left in content (`none`); `deepseek-legacy` is built above.
         let format = if options.reasoning_format == ReasoningFormat::None { ReasoningFormat::None } else { ReasoningFormat::Auto };
         let cfg = Rc::new(ParserConfig::new(analysis, options));
+        let fallback = fallback_configs(analysis, options);
         let mut p = AutoParser {
             base: Rc::clone(&cfg),
-            fallback: Rc::new(fallback_configs(analysis, options)),
+            fence: Rc::new(Marker::new(if fallback.is_empty() { "" } else { FENCE })),
+            fallback: Rc::new(fallback),
             line_start: true,
             in_code: false,
             cfg,
@@ -579,8 +583,7 @@ impl AutoParser {
         }
         wanted.extend(cfg.turn_end.iter());
         let others = wanted.len();
-        let fallback = Rc::clone(&self.fallback);
-        let fence = Marker::new(if fallback.is_empty() { "" } else { FENCE });
+        let (fallback, fence) = (Rc::clone(&self.fallback), Rc::clone(&self.fence));
         // Inside a code block only its closing fence counts (a trigger there must not end the scope:
         // the markers after it are still to be looked for).
         if !self.in_code {
