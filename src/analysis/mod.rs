@@ -5,15 +5,17 @@
 //! `content.rs`), tools (T1–T2 `tools.rs`, T3–T7 `tool_markers.rs`, T8 `call_layout.rs`), role
 //! markers (`roles.rs`), then the preserved-token union and the late phases that read what the
 //! common probes cannot: a content wrapper inside the assistant header (C2, `content.rs`),
-//! reasoning tags no render shows (R4–R5, `unrendered_reasoning.rs`); last the source-keyed
-//! [`workarounds`]. Every comparison of the llama.cpp-compatible phases is kept in `Analysis.diffs`
-//! (checked in order against llama.cpp's record); T8, C2 and R4–R5 render their own probes without
-//! recording them, and say in `diagnostics` when they change the analysis.
+//! reasoning tags no render shows (R4–R5, `unrendered_reasoning.rs`); then the source-keyed
+//! [`workarounds`] and, for a template without a tool format, the tool-call markers its source
+//! names ([`fallback`]). Every comparison of the llama.cpp-compatible phases is kept in
+//! `Analysis.diffs` (checked in order against llama.cpp's record); T8, C2 and R4–R5 render their
+//! own probes without recording them, and say in `diagnostics` when they change the analysis.
 
 mod call_layout;
 mod content;
 mod diff;
 mod detect;
+mod fallback;
 mod literal_args;
 mod pattern;
 mod probe;
@@ -27,6 +29,7 @@ mod workarounds;
 
 pub use diff::{after_common_suffix, calculate_diff_split, common_prefix_len, common_suffix_len, segmentize_markers, until_common_prefix, DiffSplit, Segment, SegmentKind};
 pub use detect::detect_handler;
+pub use fallback::{fallback_formats, fallback_grammar_applies, CallBody, FallbackFormat, FallbackMarker};
 pub use types::*;
 
 use crate::template::Caps;
@@ -75,6 +78,11 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
     content::wrapper_around_reply(&mut pr, &mut a);
     unrendered_reasoning::analyze(&mut pr, &mut a);
     a.workarounds = workarounds::apply(t.source(), &mut a);
+    if a.tools.format.mode == ToolFormat::None && a.handler == Handler::Autoparser {
+        // No rendered tool calls: the parser falls back on markers the source names (rule R13).
+        // (Their tokens are preserved by the format, with the grammar built on them.)
+        a.tools.fallback_markers = fallback::mine_markers(t.source());
+    }
     a.analysis_complete = !pr.incomplete;
     a.diffs = pr.diffs;
     a.diagnostics = pr.diagnostics;

@@ -13,6 +13,14 @@ pub fn analyze(pr: &mut Prober, reasoning: &ReasoningAnalysis, parallel: bool) -
     let mut t = ToolsAnalysis::default();
     analyze_tool_calls(pr, &mut t, reasoning, parallel);
     let mode = t.format.mode;
+    if mode == ToolFormat::JsonNative {
+        // Bare call objects (no marker before them) are recognised by their JSON shape alone, so
+        // the OpenAI shape of a call, `{"type": "function", "function": {…}}`, starts one as well
+        // (the parser accepts that wrapper in every JSON format, with a diagnostic).
+        let f = &mut t.format;
+        f.openai_wrapper_trigger =
+            f.section_start.trim().is_empty() && f.per_call_start.trim().is_empty() && !f.fun_name_is_key && !f.tools_array_wrapped;
+    }
     if mode != ToolFormat::None && mode != ToolFormat::JsonNative {
         if parallel {
             check_per_call_markers(pr, &mut t);

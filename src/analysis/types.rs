@@ -191,6 +191,10 @@ pub struct ToolsAnalysis {
     pub function: FunctionAnalysis,
     pub arguments: ArgumentsAnalysis,
     pub call_id: CallIdAnalysis,
+    /// With no tool format (`format.mode` NONE): tool-call markers mined from the template source,
+    /// read by the parser's fallback (see `analysis::fallback`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fallback_markers: Vec<super::fallback::FallbackMarker>,
 }
 
 /// One comparison the analyzer made: what variant B changed and the split of the two renders.

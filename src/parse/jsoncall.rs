@@ -83,6 +83,9 @@ pub struct JsonCall {
     unknown_member: bool,
     /// The first such key, for the diagnostic.
     unknown_key: Option<String>,
+    /// Departures from the format's canonical call object that were accepted (OpenAI wrapper,
+    /// `parameters` for `arguments`), for their diagnostics.
+    leniencies: Vec<String>,
 }
 
 /// Keys a call object may carry that hold nothing the message needs.
@@ -92,6 +95,11 @@ impl JsonCall {
     /// The first member key the format does not know (its value was skipped), if any.
     pub fn unknown_key(&self) -> Option<&str> {
         self.unknown_key.as_deref()
+    }
+
+    /// The departures from the canonical call object this call was read with, described.
+    pub fn leniencies(&self) -> &[String] {
+        &self.leniencies
     }
 
     /// Feed one character.
@@ -292,7 +300,7 @@ impl JsonCall {
         CallFeed::More
     }
 
-    fn target_for_key(&self, cfg: &ToolConfig, data: &mut CallData) -> Target {
+    fn target_for_key(&mut self, cfg: &ToolConfig, data: &mut CallData) -> Target {
         let layout = &cfg.json;
         let key = self.field.as_str();
         let level = self.levels.last().copied().unwrap_or(Level::Call);
@@ -305,11 +313,20 @@ impl JsonCall {
         }
         if key == layout.args_key && !data.args_seen {
             Target::Args
+        } else if !data.args_seen && !layout.args_direct && args_alias(key, &layout.args_key) {
+            // `parameters` where the format writes `arguments`, or the reverse: both name the
+            // arguments in the call objects models write.
+            self.leniencies.push(format!("arguments under {key:?} instead of {:?} accepted", layout.args_key));
+            Target::Args
         } else if layout.id_keys.iter().any(|k| k == key) {
             Target::Id
         } else if level != Level::FunInner && key == layout.name_key && data.tool.is_none() {
             Target::Name
         } else if level == Level::Call && (key == layout.nest_key || key == "function") {
+            if !layout.nested {
+                // `{"type": "function", "function": {"name": …, "arguments": …}}`.
+                self.leniencies.push("OpenAI `{\"type\": \"function\", \"function\": {…}}` wrapper accepted".to_string());
+            }
             Target::Nest
         } else {
             Target::Skip
@@ -332,4 +349,9 @@ impl JsonCall {
         }
         CallFeed::Done
     }
+}
+
+/// Whether `key` is the other common name of the arguments member.
+fn args_alias(key: &str, args_key: &str) -> bool {
+    matches!((key, args_key), ("parameters", "arguments") | ("arguments", "parameters"))
 }

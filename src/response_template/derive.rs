@@ -7,7 +7,7 @@
 //! produced. Patterns stay inside the subset our own interpreter runs (no look-around).
 
 use super::spec::{Field, Literals, ResponseTemplate};
-use crate::analysis::{Analysis, CallIdPosition, ContentMode, Handler, ReasoningMode, ToolFormat};
+use crate::analysis::{fallback_formats, fallback_grammar_applies, Analysis, CallIdPosition, ContentMode, Handler, ReasoningMode, ToolFormat};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
@@ -55,6 +55,20 @@ pub fn derive_response_template_with(analysis: &Analysis, options: &DeriveOption
 
 /// The derived template as spec types.
 pub fn derive_spec(analysis: &Analysis, options: &DeriveOptions) -> (ResponseTemplate, Vec<Loss>) {
+    // No tool format: the tools are those of the parser's fallback where it has a grammar (its first
+    // format, the template's named markers or the first convention).
+    let with_fallback;
+    let fallback = (analysis.tools.format.mode == ToolFormat::None && fallback_grammar_applies(analysis))
+        .then(|| fallback_formats(analysis).into_iter().next())
+        .flatten();
+    let fallback_rule = fallback.as_ref().map(|f| f.rule.clone());
+    let analysis = match fallback {
+        Some(f) => {
+            with_fallback = Analysis { tools: f.tools, ..analysis.clone() };
+            &with_fallback
+        }
+        None => analysis,
+    };
     let anchor = match (&options.start_anchor, analysis.handler) {
         (Some(a), _) => a.trim().to_string(),
         (None, Handler::GptOss) => "<|start|>assistant".to_string(),
@@ -73,6 +87,10 @@ pub fn derive_spec(analysis: &Analysis, options: &DeriveOptions) -> (ResponseTem
         }
     }
     d.common_losses();
+    if let Some(rule) = fallback_rule {
+        let detail = format!("the template renders no tool format: the tool calls are the parser fallback's first format ({rule}); its other conventions, read side by side, are not expressed");
+        d.loss("tools.fallback", "partial", &detail);
+    }
     let start_anchor = if anchor.is_empty() {
         d.loss("start_anchor", "partial", "no assistant-turn marker: the anchor is a line break, so pass only the generation prompt as `prefix`");
         Literals::One("\n".into())

@@ -141,7 +141,9 @@ fn fixtures(a: &Analysis) -> Vec<(&'static str, Message)> {
     if reasons {
         f.push(("reasoning", msg("It is 4.", "The user asks for 2+2. That is 4.", vec![])));
     }
-    if a.tools.format.mode != ToolFormat::None || a.handler != Handler::Autoparser {
+    // Without a tool format, calls are read by the fallback where it also builds a grammar.
+    let calls = a.tools.format.mode != ToolFormat::None || crate::analysis::fallback_grammar_applies(a);
+    if calls || a.handler != Handler::Autoparser {
         let weather = || call("call00001", "get_weather", json!({ "location": "Paris", "unit": "celsius" }));
         f.push(("tool_call", msg("", "", vec![weather()])));
         if a.caps.supports_parallel_tool_calls {
