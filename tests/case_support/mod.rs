@@ -5,7 +5,7 @@
 use chat_autoparser::analysis::Analysis;
 use chat_autoparser::api::{Delta, Message, RequestOptions};
 use chat_autoparser::StreamParser;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 
 use super::common::camel;
