@@ -90,6 +90,10 @@ pub fn derive_spec(analysis: &Analysis, options: &DeriveOptions) -> (ResponseTem
     if let Some(rule) = fallback_rule {
         let detail = format!("the template renders no tool format: the tool calls are the parser fallback's first format ({rule}); its other conventions, read side by side, are not expressed");
         d.loss("tools.fallback", "partial", &detail);
+    } else if analysis.handler == Handler::Autoparser && analysis.tools.format.mode == ToolFormat::None {
+        // With tools in the request our parser still reads calls by the fallback's conventions (rule
+        // R13); the template names no call syntax, so no field can say which one the model uses.
+        d.loss("tools.fallback", "unsupported", "the template renders no tool format and names no call markers: with tools in the request the parser reads calls written in any of the fallback's conventions (rule R13), which no field expresses");
     }
     let start_anchor = if anchor.is_empty() {
         d.loss("start_anchor", "partial", "no assistant-turn marker: the anchor is a line break, so pass only the generation prompt as `prefix`");
