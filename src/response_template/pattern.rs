@@ -207,10 +207,14 @@ const DFA_CACHE_BYTES: usize = 8 << 20;
 impl Pattern {
     /// A regex delimiter (Python syntax, see the module docs).
     pub fn regex(scope: &str, source: &str) -> Result<Pattern> {
+        Pattern::regex_with_cache(scope, source, DFA_CACHE_BYTES)
+    }
+
+    fn regex_with_cache(scope: &str, source: &str, cache_bytes: usize) -> Result<Pattern> {
         let rust = translate(source).map_err(|e| invalid(format!("{scope}: pattern {source:?}: {e}")))?;
         let nfa = compile_nfa(&rust).map_err(|e| invalid(format!("{scope}: invalid pattern {source:?}: {e}")))?;
         let dfa = DFA::builder()
-            .configure(DFA::config().match_kind(MatchKind::All).cache_capacity(DFA_CACHE_BYTES))
+            .configure(DFA::config().match_kind(MatchKind::All).cache_capacity(cache_bytes).skip_cache_capacity_check(cache_bytes < DFA_CACHE_BYTES))
             .build_from_nfa(nfa.clone())
             .map_err(|e| invalid(format!("{scope}: pattern {source:?} cannot be matched incrementally: {e}")))?;
         let vm = PikeVM::new_from_nfa(nfa).map_err(|e| invalid(format!("{scope}: invalid pattern {source:?}: {e}")))?;
@@ -324,6 +328,9 @@ fn advance(vm: &PikeVM, dfa: &DFA, sc: &mut Scanner, buf: &str) -> Option<Scan> 
         if buf.is_char_boundary(i) {
             let input = Input::new(buf).span(i..buf.len()).anchored(Anchored::Yes);
             if let Ok(s0) = dfa.start_state_forward(cache, &input) {
+                if cache.clear_count() != clears {
+                    return None;
+                }
                 if !s0.is_dead() && !sc.live.iter().any(|&(_, st)| st == s0) {
                     sc.live.push((i, s0));
                 }
@@ -334,6 +341,10 @@ fn advance(vm: &PikeVM, dfa: &DFA, sc: &mut Scanner, buf: &str) -> Option<Scan> 
         while k < sc.live.len() {
             let (start, st) = sc.live[k];
             let next = dfa.next_state(cache, st, b).ok()?;
+            // Every other kept state is stale after a clear: stop before stepping one.
+            if cache.clear_count() != clears {
+                return None;
+            }
             if next.is_match() {
                 sc.matched = Some(sc.matched.map_or(start, |m| m.min(start)));
             }
@@ -343,9 +354,6 @@ fn advance(vm: &PikeVM, dfa: &DFA, sc: &mut Scanner, buf: &str) -> Option<Scan> 
                 sc.live[k].1 = next;
                 k += 1;
             }
-        }
-        if cache.clear_count() != clears {
-            return None;
         }
         // Decided: a complete match no live run before it can pre-empt.
         if let Some(m) = sc.matched {
@@ -391,4 +399,44 @@ fn scan_literals(lits: &[String], can_extend: bool, sc: &mut Scanner, buf: &str,
     }
     sc.frontier = buf.len();
     Scan::None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Feed `text` one byte at a time; the first decided match must be the whole text's.
+    fn streamed(p: &Pattern, text: &str) -> Scan {
+        let mut sc = Scanner::default();
+        for k in 1..=text.len() {
+            if let found @ Scan::Match(..) = p.scan(&mut sc, &text[..k], 0, false) {
+                return found;
+            }
+        }
+        p.scan(&mut sc, text, 0, true)
+    }
+
+    #[test]
+    fn a_lazy_dfa_cache_clear_never_changes_the_match() {
+        // `[ab]*a[ab]{9}` before `y`: 2^10 DFA states, far past a 1 KB cache, which clears again and again.
+        let source = "x[ab]*a[ab]{9}y";
+        let small = Pattern::regex_with_cache("test", source, 1 << 10).unwrap();
+        let big = Pattern::regex("test", source).unwrap();
+        let mut seed = 7u32;
+        let mut body = String::new();
+        for _ in 0..400 {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            body.push(if seed >> 16 & 1 == 0 { 'a' } else { 'b' });
+        }
+        for text in [format!("zz{body}x{body}y tail"), format!("x{body}"), format!("{body}xaaaaaaaaaaay")] {
+            let whole = big.scan(&mut Scanner::default(), &text, 0, true);
+            assert_eq!(streamed(&big, &text), whole, "{text}");
+            assert_eq!(streamed(&small, &text), whole, "{text}");
+        }
+        // Held back from the `x` while a match may still come; with the cache overflowing, from
+        // the scan's start (conservative: nothing that could begin a match is let through).
+        let open = format!("zz x{body}");
+        assert_eq!(big.scan(&mut Scanner::default(), &open, 0, false), Scan::Pending(3));
+        assert!(matches!(small.scan(&mut Scanner::default(), &open, 0, false), Scan::Pending(p) if p <= 3));
+    }
 }
