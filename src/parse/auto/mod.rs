@@ -13,6 +13,7 @@
 //! was emitted is rolled back into content; one that breaks later ends where it broke. Either way a
 //! [`Diagnostic`] is recorded. Only `finish(is_partial = false)` inside an unfinished call errors.
 
+mod lenient_markers;
 mod tool;
 
 use super::config::{ParserConfig, ToolConfig};
