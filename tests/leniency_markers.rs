@@ -80,3 +80,61 @@ fn r10_repeated_call_end_marker_is_dropped() {
     assert_eq!(m.content, "Done <tool_call");
     assert!(!has(&d, "R10"), "{d:?}");
 }
+
+#[test]
+fn r9_reasoning_opener_without_its_channel_word() {
+    let on = RequestOptions { enable_thinking: Some(true), ..Default::default() };
+    let (m, d) = parse(GEMMA4, &on, "<|channel>first thought<channel|><|channel>second<channel|>Final.");
+    assert_eq!((m.reasoning_content.as_str(), m.content.as_str()), ("first thoughtsecond", "Final."));
+    assert!(has(&d, "R9"), "{d:?}");
+    // The full opener is still the opener (no diagnostic), and a stray token before it is dropped.
+    let (m, d) = parse(GEMMA4, &on, "<|channel>thought\nhmm<channel|>ok");
+    assert_eq!((m.reasoning_content.as_str(), m.content.as_str()), ("hmm", "ok"));
+    assert!(!has(&d, "R9"), "{d:?}");
+    let (m, _) = parse(GEMMA4, &on, "<|channel><|channel>thought\nhmm<channel|>ok");
+    assert_eq!((m.reasoning_content.as_str(), m.content.as_str()), ("hmm", "ok"));
+    // At the very end a bare opener may still become the full one: it stays text.
+    let (m, _) = parse(GEMMA4, &on, "answer <|channel>");
+    assert_eq!(m.content, "answer <|channel>");
+}
+
+#[test]
+fn r9_ascii_spelling_of_a_fullwidth_end_of_turn_token() {
+    let off = RequestOptions { enable_thinking: Some(false), extra_context: json!({ "thinking": false }).as_object().cloned().unwrap_or_default(), ..Default::default() };
+    let (m, d) = parse("deepseek-ai-DeepSeek-V3.1.jinja", &off, "Hello.<|end▁of▁sentence|>");
+    assert_eq!(m.content, "Hello.");
+    assert!(has(&d, "R7") && has(&d, "R9"), "{d:?}");
+}
+
+#[test]
+fn r9_closer_the_template_never_writes_by_its_token_convention() {
+    let options = RequestOptions { tools: tools(&["f", "g"]), ..Default::default() };
+    let output = "[TOOL_CALLS] [{\"name\": \"f\", \"arguments\": {\"a\": 1}}, {\"name\": \"g\", \"arguments\": {}}][/TOOL_CALLS]";
+    let (m, d) = parse("mistralai-Mistral-Nemo-Instruct-2407.jinja", &options, output);
+    assert_eq!(calls(&m), vec![("f".into(), json!({"a": 1})), ("g".into(), json!({}))]);
+    assert_eq!(m.content, "");
+    assert!(has(&d, "R9"), "{d:?}");
+}
+
+#[test]
+fn r11_source_token_before_a_call_is_part_of_the_call() {
+    let options = RequestOptions { tools: tools(&["find_user"]), ..Default::default() };
+    let llama = "meta-llama-Llama-3.1-8B-Instruct.jinja";
+    let (m, d) = parse(llama, &options, "<|python_tag|>{\"name\": \"find_user\", \"parameters\": {\"zip\": 7}} Done.");
+    assert_eq!(calls(&m), vec![("find_user".into(), json!({"zip": 7}))]);
+    assert_eq!(m.content.trim(), "Done.");
+    assert!(has(&d, "R11"), "{d:?}");
+    // Not before a call: text as written.
+    let (m, d) = parse(llama, &options, "a <|python_tag|> b");
+    assert_eq!(m.content, "a <|python_tag|> b");
+    assert!(!has(&d, "R11"), "{d:?}");
+}
+
+#[test]
+fn r12_a_second_call_section_after_the_first_closed() {
+    let options = RequestOptions { tools: tools(&["tool1", "tool2"]), enable_thinking: Some(false), extra_context: json!({ "thinking": false }).as_object().cloned().unwrap_or_default(), ..Default::default() };
+    let section = |name: &str| format!("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{{}}<｜tool▁call▁end｜><｜tool▁calls▁end｜>");
+    let (m, _) = parse("deepseek-ai-DeepSeek-V3.1.jinja", &options, &format!("First.{}Second.{}", section("tool1"), section("tool2")));
+    assert_eq!(calls(&m), vec![("tool1".into(), json!({})), ("tool2".into(), json!({}))]);
+    assert_eq!(m.content, "First.Second.");
+}

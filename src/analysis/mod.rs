@@ -14,6 +14,7 @@ mod pattern;
 mod probe;
 mod reasoning;
 mod roles;
+mod source_tokens;
 mod tool_markers;
 mod tools;
 mod types;
@@ -63,6 +64,7 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
         ..Default::default()
     };
     a.preserved_tokens = collect_preserved_tokens(&a);
+    a.source_tokens = source_tokens::source_tokens(t.source());
     a.workarounds = workarounds::apply(t.source(), &mut a);
     a.analysis_complete = !pr.incomplete;
     a.diffs = pr.diffs;

@@ -17,6 +17,8 @@ pub mod inline_reasoning;
 pub mod json_extent;
 pub mod json_fence;
 pub mod scan;
+pub mod source_markers;
+pub mod spelling;
 
 /// A streaming output parser.
 pub trait OutputParser {

@@ -119,6 +119,9 @@ impl AutoParser {
         for m in text_markers.chain(tool_markers).chain(cfg.turn_end.iter()) {
             m.mark_first_bytes(&mut p.text_marker_bytes);
         }
+        for b in cfg.call_prefixes.iter().filter_map(|t| t.as_bytes().first()) {
+            p.text_marker_bytes[usize::from(*b)] = true;
+        }
         p
     }
 
@@ -306,6 +309,10 @@ impl AutoParser {
         }
         match start.expect(text, eof) {
             Expect::Matched(n) => {
+                if let Some(step) = self.respelled_opener_before_opener(start, text, n, abs, eof) {
+                    return step;
+                }
+                self.note_spelling(start, text.get(..n).unwrap_or(""), abs);
                 self.trail = start.trail.clone();
                 self.state = Self::reasoning_state();
                 Step::Adv(n)
@@ -349,6 +356,8 @@ impl AutoParser {
             Some((s, e)) => {
                 // Closed later: the call was part of the reasoning (a call the model thought about).
                 let trail = end.trail.clone();
+                let end = end.clone();
+                self.note_spelling(&end, text.get(s..e).unwrap_or(""), abs + s);
                 self.emit_reasoning(text.get(..s).unwrap_or(""), out);
                 self.trail = trail;
                 self.state = State::Content;
@@ -382,6 +391,8 @@ impl AutoParser {
         match found {
             Some((s, e)) if trigger.is_none_or(|t| t >= s) => {
                 let trail = end.trail.clone();
+                let end = end.clone();
+                self.note_spelling(&end, text.get(s..e).unwrap_or(""), abs + s);
                 if std::mem::take(&mut self.opener_missing) {
                     self.diag(abs, format!("reasoning without its start marker {:?}, up to its end marker (rule R5)", self.cfg.reasoning.as_ref().map_or("", |(s, _)| s.core.as_str())));
                 }
@@ -476,6 +487,7 @@ impl AutoParser {
             if let Some((m, (s, e))) = eot.filter(|(_, (s, _))| found.is_none_or(|(f, _)| *s < f)) {
                 self.emit_content(text.get(..s).unwrap_or(""), out);
                 self.diag(abs + s, format!("end-of-turn token {:?} before the content end marker {:?}: block closed, token dropped (rule R7)", m.core, end.core));
+                self.note_spelling(m, text.get(s..e).unwrap_or(""), abs + s);
                 self.state = State::Content;
                 return Step::Adv(e);
             }
@@ -509,6 +521,7 @@ impl AutoParser {
         }
         match consumed {
             Some(e) => {
+                self.note_spelling(end, text.get(n..e).unwrap_or(""), abs + n);
                 self.trail = end.trail.clone();
                 self.state = State::Content;
                 Step::Adv(e)
@@ -566,9 +579,10 @@ impl AutoParser {
                     ToolStep::Name
                 };
                 self.section_open = section_open;
-                self.emit_content(text.get(..s).unwrap_or(""), out);
+                let from = self.call_prefix_before(text, s, abs);
+                self.emit_content(text.get(..from).unwrap_or(""), out);
                 let consumed = if body { s } else { e };
-                self.begin_call(abs + s, text.get(s..consumed).unwrap_or(""));
+                self.begin_call(abs + from, text.get(from..consumed).unwrap_or(""));
                 self.in_array = false;
                 self.state = State::Tool(next);
                 Step::Adv(consumed)
@@ -576,6 +590,9 @@ impl AutoParser {
             (_, Some((s, e))) => {
                 let trail = self.cfg.content_wrap.as_ref().map(|(m, _)| m.trail.clone()).unwrap_or_default();
                 self.emit_content(text.get(..s).unwrap_or(""), out);
+                if let Some((m, _)) = cfg.content_wrap.as_ref() {
+                    self.note_spelling(m, text.get(s..e).unwrap_or(""), abs + s);
+                }
                 self.trail = trail;
                 self.state = State::Wrapped;
                 Step::Adv(e)
@@ -587,7 +604,8 @@ impl AutoParser {
                     let t = self.tools().map_or(0, |t| t.trigger.holdback(text).max(t.call_trigger.holdback(text)));
                     let w = self.cfg.content_wrap.as_ref().map_or(0, |(s, _)| s.holdback(text));
                     let eot = self.cfg.turn_end.iter().map(|m| m.holdback(text)).max().unwrap_or(0);
-                    t.max(w).max(self.reasoning_holdback(text)).max(eot)
+                    let keep = t.max(w).max(self.reasoning_holdback(text)).max(eot);
+                    self.call_prefix_holdback(text, keep)
                 };
                 let n = text.len() - keep;
                 self.emit_content(text.get(..n).unwrap_or(""), out);
@@ -608,6 +626,7 @@ impl AutoParser {
         }
         self.emit_content(text.get(..s).unwrap_or(""), out);
         self.diag(abs + s, format!("end-of-turn token {:?} dropped (rule R7)", m.core));
+        self.note_spelling(m, text.get(s..e).unwrap_or(""), abs + s);
         Some(Step::Adv(e))
     }
 
@@ -639,6 +658,7 @@ impl AutoParser {
         }
         self.emit_content(before, out);
         if opens {
+            self.note_spelling(start, text.get(s..e).unwrap_or(""), abs + s);
             self.trail = start.trail.clone();
             self.state = Self::reasoning_state();
         } else {
@@ -792,9 +812,15 @@ impl Machine for AutoParser {
 /// absent, so whole-text parsing of a repeated marker was quadratic (issue #11 item 8). Leading
 /// whitespace before a core lies inside the scope too.
 fn search_scope<'t>(text: &'t str, markers: &[&Marker]) -> &'t str {
-    let cores: Vec<&str> = markers.iter().map(|m| m.core.as_str()).filter(|c| !c.is_empty()).collect();
+    let cores: Vec<&str> = markers.iter().flat_map(|m| m.spellings()).collect();
     match crate::parse::drive::next_marker(text, &cores) {
-        Some((p, i)) => text.get(..p + cores.get(i).map_or(0, |c| c.len())).unwrap_or(text),
+        Some((p, i)) => {
+            let first = cores.get(i).copied().unwrap_or("");
+            // A spelling that is the start of a longer one (`<|channel>`, `<|channel>thought`, rule
+            // R9): the scope reaches as far as the longer one could, so that a search in it can tell.
+            let reach = cores.iter().filter(|c| c.len() > first.len() && c.starts_with(first)).map(|c| c.len()).max().unwrap_or(first.len());
+            text.get(..(p + reach).min(text.len())).unwrap_or(text)
+        }
         None => text,
     }
 }

@@ -499,7 +499,7 @@ impl AutoParser {
             ToolStep::JsonEnd => {
                 let m = if !t.section_start.is_empty() { &t.section_end } else { &t.per_call_end };
                 if m.is_empty() {
-                    return self.end_call();
+                    return self.unwritten_closer(text, abs, eof).unwrap_or_else(|| self.end_call());
                 }
                 match m.expect(text, eof) {
                     Expect::Matched(n) => {
@@ -520,7 +520,7 @@ impl AutoParser {
     }
 
     /// The call's closing markers are done: back to the section or to content.
-    fn end_call(&mut self) -> Step {
+    pub(super) fn end_call(&mut self) -> Step {
         let in_section = self.section_open && self.tools().is_some_and(|t| !t.section_start.is_empty() && t.format != ToolFormat::JsonNative);
         self.state = if in_section { State::Tool(ToolStep::Section) } else { State::Content };
         Step::Adv(0)
