@@ -138,3 +138,20 @@ fn r12_a_second_call_section_after_the_first_closed() {
     assert_eq!(calls(&m), vec![("tool1".into(), json!({})), ("tool2".into(), json!({}))]);
     assert_eq!(m.content, "First.Second.");
 }
+
+#[test]
+fn r9_tool_call_markers_in_another_spelling_are_read_alike() {
+    let options = RequestOptions { tools: tools(&["f", "g"]), enable_thinking: Some(false), extra_context: json!({ "thinking": false }).as_object().cloned().unwrap_or_default(), ..Default::default() };
+    let ascii = "<|tool▁calls▁begin|><|tool▁call▁begin|>f<|tool▁sep|>{\"a\": 1}<|tool▁call▁end|><|tool▁calls▁end|>";
+    let canonical = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>g<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>";
+    let (m, d) = parse("deepseek-ai-DeepSeek-V3.1.jinja", &options, &format!("A{ascii}B{canonical}C"));
+    assert_eq!(calls(&m), vec![("f".into(), json!({"a": 1})), ("g".into(), json!({}))]);
+    assert_eq!(m.content, "ABC");
+    assert_eq!(d.iter().filter(|d| d.contains("rule R9")).count(), 1, "{d:?}");
+    // Spellings mixed: the section opener in a dialect whose call markers do not follow is a section
+    // not closed (said so); the call in the template's spelling is still read.
+    let mixed = "<|tool▁calls▁begin|><｜tool▁call▁begin｜>f<｜tool▁sep｜>{}<｜tool▁call▁end｜>";
+    let (m, d) = parse("deepseek-ai-DeepSeek-V3.1.jinja", &options, mixed);
+    assert_eq!(calls(&m), vec![("f".into(), json!({}))]);
+    assert!(d.iter().any(|d| d.contains("not closed")), "{d:?}");
+}

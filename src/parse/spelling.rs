@@ -22,38 +22,38 @@ fn token_like(core: &str) -> bool {
     (core.starts_with('<') && core.ends_with('>')) || (core.starts_with('[') && core.ends_with(']')) || core.contains('｜')
 }
 
-/// Spellings of `core` other than itself: respellings (`｜`↔`|`, `▁` as `_` or a space, lower and
-/// upper case) and the `mined` literals with the same key, minus any spelling in `taken` (another
-/// marker's core). Empty for a marker that is not token-like.
+/// The respellings models apply to a whole set of special tokens alike: ASCII `|` for `｜` (with `▁`
+/// as `_` or a space, or kept), full-width `｜` for ASCII `|`, `▁` as `_` or a space, lower and upper
+/// case.
+pub const RESPELLINGS: [fn(&str) -> String; 8] = [
+    |s| s.replace('｜', "|"),
+    |s| s.replace('｜', "|").replace('▁', "_"),
+    |s| s.replace('｜', "|").replace('▁', " "),
+    |s| s.replace("<|", "<｜").replace("|>", "｜>"),
+    |s| s.replace('▁', "_"),
+    |s| s.replace('▁', " "),
+    |s| s.to_ascii_lowercase(),
+    |s| s.to_ascii_uppercase(),
+];
+
+/// `core` in respelling `f` when it is a token-like marker, else unchanged.
+pub fn respell(core: &str, f: fn(&str) -> String) -> String {
+    if token_like(core) { f(core) } else { core.to_string() }
+}
+
+/// Spellings of `core` other than itself: its [`RESPELLINGS`] and the `mined` literals with the same
+/// key, minus any spelling in `taken` (another marker's core). Empty for a marker that is not
+/// token-like.
 pub fn variants(core: &str, mined: &[String], taken: &[&str]) -> Vec<String> {
     if core.is_empty() || !token_like(core) {
         return Vec::new();
     }
     let key = spelling_key(core);
     let mut out: Vec<String> = Vec::new();
-    let mut add = |s: String| {
+    let candidates = RESPELLINGS.iter().map(|f| f(core)).chain(mined.iter().filter(|m| spelling_key(m) == key).cloned());
+    for s in candidates {
         if s != core && !s.is_empty() && !out.contains(&s) && !taken.contains(&s.as_str()) {
             out.push(s);
-        }
-    };
-    let ascii = core.replace('｜', "|");
-    add(ascii.clone());
-    if core.contains("<|") || core.contains("|>") {
-        add(core.replace("<|", "<｜").replace("|>", "｜>"));
-    }
-    for base in [core, ascii.as_str()] {
-        if base.contains('▁') {
-            add(base.replace('▁', "_"));
-            add(base.replace('▁', " "));
-        }
-    }
-    if core.chars().any(|c| c.is_ascii_alphabetic()) {
-        add(core.to_ascii_lowercase());
-        add(core.to_ascii_uppercase());
-    }
-    for m in mined {
-        if spelling_key(m) == key {
-            add(m.clone());
         }
     }
     out

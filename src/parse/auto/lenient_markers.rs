@@ -114,3 +114,20 @@ impl AutoParser {
         }
     }
 }
+
+impl AutoParser {
+    /// A call trigger was found as `spelled`: in another spelling, the call section is read in that
+    /// dialect (rule R9).
+    pub(super) fn enter_dialect(&mut self, spelled: &str, abs: usize) {
+        let spelled = spelled.trim_matches(crate::text::is_space);
+        let Some(t) = self.cfg.tools.as_ref() else { return };
+        if spelled == t.trigger.core || spelled == t.call_trigger.core {
+            return;
+        }
+        if let Some(d) = crate::parse::dialect::dialect_of(&self.dialects, spelled).cloned() {
+            let canonical = if t.call_trigger.spellings().any(|s| s == spelled) { t.call_trigger.core.clone() } else { t.trigger.core.clone() };
+            self.diag(abs, format!("tool-call markers written as {spelled:?} for {canonical:?} and alike (rule R9)"));
+            self.cfg = d;
+        }
+    }
+}

@@ -89,6 +89,10 @@ pub struct AutoParser {
     diags: Diagnostics,
     /// Bytes that may start a marker of the text states (see [`AutoParser::plain_text`]).
     text_marker_bytes: Box<[bool; 256]>,
+    /// The configuration as the template spells its markers; `cfg` is a dialect of it while a call
+    /// section written in another spelling is read (rule R9, `parse::dialect`).
+    base_cfg: Rc<ParserConfig>,
+    dialects: Vec<Rc<ParserConfig>>,
 }
 
 
@@ -98,8 +102,13 @@ impl AutoParser {
     pub fn new(analysis: &Analysis, options: &RequestOptions) -> AutoParser {
         // Reasoning is extracted or left in content (`none`); `deepseek-legacy` is built above.
         let format = if options.reasoning_format == ReasoningFormat::None { ReasoningFormat::None } else { ReasoningFormat::Auto };
+        let mut cfg = ParserConfig::new(analysis, options);
+        let dialects: Vec<Rc<ParserConfig>> = crate::parse::dialect::tool_dialects(&mut cfg).into_iter().map(Rc::new).collect();
+        let cfg = Rc::new(cfg);
         let mut p = AutoParser {
-            cfg: Rc::new(ParserConfig::new(analysis, options)),
+            base_cfg: Rc::clone(&cfg),
+            dialects,
+            cfg,
             state: State::Start,
             input: Input::default(),
             emit: Emitter::new(format, false),
@@ -248,6 +257,9 @@ impl AutoParser {
             }
         };
         self.flush_call(out);
+        if !matches!(self.state, State::Tool(_)) && !Rc::ptr_eq(&self.cfg, &self.base_cfg) {
+            self.cfg = Rc::clone(&self.base_cfg);
+        }
         consumed
     }
 
@@ -579,6 +591,7 @@ impl AutoParser {
                     ToolStep::Name
                 };
                 self.section_open = section_open;
+                self.enter_dialect(text.get(s..e).unwrap_or(""), abs + s);
                 let from = self.call_prefix_before(text, s, abs);
                 self.emit_content(text.get(..from).unwrap_or(""), out);
                 let consumed = if body { s } else { e };
