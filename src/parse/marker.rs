@@ -62,6 +62,11 @@ impl Marker {
         std::iter::once(self.core.as_str()).chain(self.alts.iter().map(String::as_str)).filter(|s| !s.is_empty())
     }
 
+    /// Bytes of the longest spelling (a search resumed this far back finds one cut by a chunk end).
+    pub fn max_len(&self) -> usize {
+        self.spellings().map(str::len).max().unwrap_or(0)
+    }
+
     /// The spelling `matched` (a span `find` or `expect` reported) uses, when it is not the core.
     pub fn variant_in<'t>(&self, matched: &'t str) -> Option<&'t str> {
         let m = matched.trim_matches(is_space);
@@ -177,7 +182,10 @@ impl Marker {
             .filter(|a| a.as_bytes().first().is_some_and(|f| tail.get(tail.len().saturating_sub(a.len())..).is_some_and(|w| w.contains(f))))
             .map(String::as_str)
             .collect();
+        // With the marker's leading whitespace in front, as for the core.
+        let with_lead: Vec<String> = if self.lead.is_empty() { Vec::new() } else { alts.iter().map(|a| format!("{}{a}", self.lead)).collect() };
         let alts = if alts.is_empty() { 0 } else { super::scan::held_back_len(text, &alts) };
+        let alts = alts.max(super::scan::held_back_len(text, &with_lead.iter().map(String::as_str).collect::<Vec<_>>()));
         alts.max(self.core_holdback(text))
     }
 
@@ -215,5 +223,21 @@ mod tests {
         assert_eq!(Marker::new("<|channel>thought\n").token_head(), Some("<|channel>"));
         assert_eq!(Marker::new("<think>").token_head(), None);
         assert_eq!(Marker::new("thought").token_head(), None);
+    }
+
+    #[test]
+    fn other_spellings_match_longest_first_and_wait_while_ambiguous() {
+        let m = Marker::new("<|channel>thought\n").with_alts(vec!["<|channel>".into()]);
+        assert_eq!(m.expect("<|channel>thought\nx", false), Expect::Matched(17));
+        assert_eq!(m.expect("<|channel>x", false), Expect::Matched(10));
+        assert_eq!(m.expect("<|channel>", false), Expect::NeedMore);
+        assert_eq!(m.expect("<|channel>", true), Expect::Matched(10));
+        assert_eq!(m.find("a<|channel>b"), Some((1, 11)));
+        // The text ends where the longer spelling may still follow: not found, held back.
+        assert_eq!(m.find("a<|channel>"), None);
+        assert_eq!(m.holdback("a<|channel>"), 10);
+        let end = Marker::new("\n</think>").with_alts(vec!["</THINK>".into()]);
+        assert_eq!(end.find("r\n</THINK>"), Some((1, 10)));
+        assert_eq!(end.holdback("r\n</T"), 4);
     }
 }

@@ -309,12 +309,13 @@ const CALL_PREFIXES: &[&str] = &["<|python_tag|>", "<|eom_id|>", "<|think|>"];
 pub fn respell_subject(s: &Subject, rng: &mut Rng) -> String {
     let output = s.text.strip_prefix(s.gp.as_str()).unwrap_or(&s.text);
     let mut out = output.to_string();
-    let markers = &s.markers;
+    // The rules respell token-like markers only (`parse::spelling`).
+    let markers: Vec<&String> = s.markers.iter().filter(|m| m.starts_with('<') || m.starts_with('[') || m.contains('｜')).collect();
     for _ in 0..1 + rng.below(3) {
         if markers.is_empty() {
             break;
         }
-        let m = &markers[rng.below(markers.len())];
+        let m = markers[rng.below(markers.len())];
         let occ = occurrences(&out, m);
         if occ.is_empty() {
             continue;

@@ -381,7 +381,7 @@ impl AutoParser {
                 Step::Adv(0)
             }
             None => {
-                self.state = State::ReasoningCall { scanned: abs + text.len().saturating_sub(end.core.len()) };
+                self.state = State::ReasoningCall { scanned: abs + text.len().saturating_sub(end.max_len()) };
                 Step::Wait
             }
         }
@@ -421,8 +421,8 @@ impl AutoParser {
             }
             _ => {
                 // Both searches resume where a marker could still be starting.
-                let opener = self.cfg.reasoning.as_ref().map_or(0, |(s, _)| s.core.len());
-                let longest = self.tools().map_or(0, |t| t.trigger.core.len()).max(end.core.len()).max(opener);
+                let opener = self.cfg.reasoning.as_ref().map_or(0, |(s, _)| s.max_len());
+                let longest = self.tools().map_or(0, |t| t.trigger.max_len()).max(end.max_len()).max(opener);
                 self.state = State::DelimReasoning { scanned: abs + text.len().saturating_sub(longest) };
                 Step::Wait
             }
