@@ -12,35 +12,26 @@ fn tools(names: &[&str]) -> Vec<serde_json::Value> {
     names.iter().map(|n| json!({ "type": "function", "function": { "name": n, "parameters": { "type": "object", "properties": {} } } })).collect()
 }
 
-fn split_every(text: &str, n: usize) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    while start < text.len() {
-        let mut end = (start + n).min(text.len());
-        while !text.is_char_boundary(end) {
-            end += 1;
-        }
-        out.push(&text[start..end]);
-        start = end;
-    }
-    out
+/// `text` in pieces of `n` characters.
+fn pieces(text: &str, n: usize) -> Vec<String> {
+    text.chars().collect::<Vec<_>>().chunks(n).map(|c| c.iter().collect()).collect()
 }
 
-/// Parse `output` whole and in chunks of 1, 2, 3 and 5 bytes (all must agree); the message and the
+/// Parse `output` whole and in pieces of 1, 2, 3 and 5 characters (all must agree); the message and the
 /// diagnostics of the whole parse.
 fn parse(template: &str, options: &RequestOptions, output: &str) -> (Message, Vec<String>) {
     let t = ChatTemplate::new(&common::template_source(template), RenderOptions::default()).expect("compiles");
-    let run = |chunks: Vec<&str>| {
+    let run = |chunks: Vec<String>| {
         let mut p = t.stream_parser(options).expect("parser");
-        for c in chunks {
+        for c in &chunks {
             p.push(c);
         }
         p.finish().expect("never throws on model output");
         (p.message().clone(), p.diagnostics().iter().map(|d| d.message.clone()).collect::<Vec<_>>())
     };
-    let whole = run(vec![output]);
+    let whole = run(vec![output.to_string()]);
     for n in [1, 2, 3, 5] {
-        assert_eq!(run(split_every(output, n)).0, whole.0, "stream ≡ whole in chunks of {n} for {output:?}");
+        assert_eq!(run(pieces(output, n)).0, whole.0, "stream ≡ whole in pieces of {n} for {output:?}");
     }
     whole
 }
