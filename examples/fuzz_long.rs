@@ -45,8 +45,12 @@ fn main() {
     let mut failures = Vec::new();
     while runs < target {
         let s = &subjects[rng.below(subjects.len())];
-        // One text in four is the original, the rest mutated.
-        let text = if rng.below(4) == 0 { s.text.clone() } else { mutate_subject(s, &mut rng) };
+        // One text in four is the original, one has marker departures (rules R9–R12), the rest mutated.
+        let text = match rng.below(4) {
+            0 => s.text.clone(),
+            1 => respell_subject(s, &mut rng),
+            _ => mutate_subject(s, &mut rng),
+        };
         if let Ok(mut c) = CURRENT.lock() {
             *c = format!("{}: {text:?}", s.label);
         }

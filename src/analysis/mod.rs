@@ -21,6 +21,7 @@ mod pattern;
 mod probe;
 mod reasoning;
 mod roles;
+mod source_tokens;
 mod tool_markers;
 mod tools;
 mod types;
@@ -77,6 +78,7 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
     // Late phases add their tokens after the union.
     content::wrapper_around_reply(&mut pr, &mut a);
     unrendered_reasoning::analyze(&mut pr, &mut a);
+    a.source_tokens = source_tokens::source_tokens(t.source());
     a.workarounds = workarounds::apply(t.source(), &mut a);
     if a.tools.format.mode == ToolFormat::None && a.handler == Handler::Autoparser {
         // No rendered tool calls: the parser falls back on markers the source names (rule R13).

@@ -252,6 +252,10 @@ pub struct Analysis {
     pub tools: ToolsAnalysis,
     /// Union of all non-empty markers (tokens a runtime must not split).
     pub preserved_tokens: Vec<String>,
+    /// Special-token-like literals of the template source (`<|python_tag|>`, `[/TOOL_CALLS]`), rendered
+    /// by a probe or not: the parser reads other spellings of its markers and call prefixes from them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub source_tokens: Vec<String>,
     /// False when some step could not complete (see `diagnostics`).
     pub analysis_complete: bool,
     /// Every comparison made, in order.

@@ -5,6 +5,7 @@
 //! [`Marker`]s and tool schemas reduced to what parsing needs (is this argument a string?).
 
 use super::marker::Marker;
+use super::{source_markers, spelling};
 use crate::analysis::{fallback_formats, Analysis, CallIdPosition, ContentMode, ReasoningMode, ToolFormat};
 use crate::api::{ReasoningFormat, RequestOptions, ToolChoice};
 use serde_json::Value;
@@ -112,6 +113,11 @@ pub struct ParserConfig {
     /// For a tool format of the fallback (see [`fallback_configs`]): the convention, named in the
     /// diagnostic every call read this way adds.
     pub fallback_rule: Option<String>,
+    /// Source tokens that may stand right before a call (rule R11, `parse::source_markers`).
+    pub call_prefixes: Vec<String>,
+    /// The closer of the call section's opener by the template's token convention, which the
+    /// template itself never writes (`[/TOOL_CALLS]`): dropped after the calls (rule R9).
+    pub unwritten_closer: Marker,
 }
 
 /// One tool format the fallback tries: the whole configuration with it as the tool format, and
@@ -178,7 +184,7 @@ impl ParserConfig {
             None
         };
         let reasoning_ends_at_call = r.mode == ReasoningMode::ToolsOnly;
-        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, turn_end: Vec::new(), fallback_rule: None };
+        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, turn_end: Vec::new(), fallback_rule: None, call_prefixes: Vec::new(), unwritten_closer: Marker::default() };
         let taken: Vec<String> = {
             let text = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s.core.clone(), e.core.clone()]);
             let tools = cfg.tools.iter().flat_map(|t| {
@@ -189,7 +195,57 @@ impl ParserConfig {
             text.chain(tools).collect()
         };
         cfg.turn_end = analysis.turn_end.iter().filter(|m| !taken.iter().any(|t| t.contains(m.as_str()))).map(|m| Marker::new(m)).collect();
+        cfg.respell_text_markers(analysis);
+        cfg.source_markers(analysis);
         cfg
+    }
+
+    /// Call prefixes and the unwritten section closer, from the template's source tokens.
+    fn source_markers(&mut self, analysis: &Analysis) {
+        let Some(t) = &self.tools else { return };
+        let tokens = &analysis.source_tokens;
+        let (f, fun, args, id) = (&analysis.tools.format, &analysis.tools.function, &analysis.tools.arguments, &analysis.tools.call_id);
+        let mut markers: Vec<&str> = vec![&analysis.user_start, &analysis.assistant_start, &analysis.reasoning.start, &analysis.reasoning.end, &analysis.content.start, &analysis.content.end];
+        markers.extend(analysis.turn_end.iter().map(String::as_str));
+        markers.extend([&f.section_start, &f.section_end, &f.per_call_start, &f.per_call_end, &fun.name_prefix, &fun.name_suffix, &fun.close].map(String::as_str));
+        markers.extend([&args.start, &args.end, &args.name_prefix, &args.name_suffix, &args.value_prefix, &args.value_suffix, &args.string_delimiter, &id.prefix, &id.suffix].map(String::as_str));
+        let markers: Vec<&str> = markers.into_iter().map(str::trim).filter(|m| !m.is_empty()).collect();
+        self.call_prefixes = source_markers::call_prefixes(tokens, &markers);
+        let opener = if t.section_start.is_empty() { &t.per_call_start } else { &t.section_start };
+        let closer = if t.section_start.is_empty() { &t.per_call_end } else { &t.section_end };
+        if closer.is_empty() && !opener.is_empty() {
+            self.unwritten_closer = source_markers::paired_closer(&opener.core, tokens).map(|c| Marker::new(&c)).unwrap_or_default();
+        }
+    }
+
+    /// Other spellings of the markers the text states look for (rule R9, `parse::spelling`):
+    /// respellings and mined literals of each, and for a reasoning start marker that is a token and a
+    /// word (`<|channel>thought`) the token alone. None that is another marker or a role marker.
+    fn respell_text_markers(&mut self, analysis: &Analysis) {
+        let mut taken: Vec<String> = [&analysis.user_start, &analysis.assistant_start].iter().map(|s| s.trim().to_string()).collect();
+        let pairs = self.reasoning.iter().chain(self.content_wrap.iter());
+        taken.extend(pairs.flat_map(|(s, e)| [s.core.clone(), e.core.clone()]));
+        taken.extend(self.turn_end.iter().map(|m| m.core.clone()));
+        if let Some(t) = &self.tools {
+            let markers = [&t.section_start, &t.section_end, &t.per_call_start, &t.per_call_end, &t.name_prefix, &t.name_suffix, &t.close, &t.args_start, &t.args_end];
+            taken.extend(markers.iter().map(|m| m.core.clone()));
+        }
+        taken.retain(|t| !t.is_empty());
+        let taken: Vec<&str> = taken.iter().map(String::as_str).collect();
+        let mined = &analysis.source_tokens;
+        let respell = |m: &Marker, extra: Option<String>| {
+            let mut alts = spelling::variants(&m.core, mined, &taken);
+            alts.extend(extra.filter(|h| !taken.iter().any(|t| *t != m.core && t.contains(h.as_str()))));
+            m.clone().with_alts(alts)
+        };
+        if let Some((s, e)) = &self.reasoning {
+            let head = s.token_head().map(str::to_string);
+            self.reasoning = Some((respell(s, head), respell(e, None)));
+        }
+        if let Some((s, e)) = &self.content_wrap {
+            self.content_wrap = Some((respell(s, None), respell(e, None)));
+        }
+        self.turn_end = self.turn_end.iter().map(|m| respell(m, None)).collect();
     }
 }
 

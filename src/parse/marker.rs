@@ -18,6 +18,9 @@ pub struct Marker {
     pub trail: String,
     /// `lead + core`, precomputed for holdback checks.
     lead_core: String,
+    /// Other spellings of the core the model may write (rule R9, see `parse::spelling`); matched like
+    /// the core, the longest spelling winning at one position.
+    pub alts: Vec<String>,
 }
 
 /// Result of expecting a marker at the start of a text.
@@ -42,7 +45,32 @@ impl Marker {
             (s.get(..lead_len).unwrap_or("").to_string(), s.get(lead_len + core.len()..).unwrap_or("").to_string())
         };
         let lead_core = format!("{lead}{core}");
-        Marker { core: core.to_string(), lead, trail, lead_core }
+        Marker { core: core.to_string(), lead, trail, lead_core, alts: Vec::new() }
+    }
+
+    /// This marker, also matching `alts` (other spellings of its core; the core itself and blanks are
+    /// left out).
+    pub fn with_alts(mut self, alts: Vec<String>) -> Marker {
+        if !self.core.is_empty() {
+            self.alts = alts.into_iter().filter(|a| !a.trim_matches(is_space).is_empty() && *a != self.core).collect();
+        }
+        self
+    }
+
+    /// The core and its other spellings.
+    pub fn spellings(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.core.as_str()).chain(self.alts.iter().map(String::as_str)).filter(|s| !s.is_empty())
+    }
+
+    /// Bytes of the longest spelling (a search resumed this far back finds one cut by a chunk end).
+    pub fn max_len(&self) -> usize {
+        self.spellings().map(str::len).max().unwrap_or(0)
+    }
+
+    /// The spelling `matched` (a span `find` or `expect` reported) uses, when it is not the core.
+    pub fn variant_in<'t>(&self, matched: &'t str) -> Option<&'t str> {
+        let m = matched.trim_matches(is_space);
+        (!self.alts.is_empty() && m != self.core).then_some(m)
     }
 
     /// True when the marker has no core (absent or all whitespace).
@@ -57,18 +85,32 @@ impl Marker {
         }
         let rest = text.trim_start_matches(is_space);
         let skipped = text.len() - rest.len();
-        if rest.starts_with(self.core.as_str()) {
-            Expect::Matched(skipped + self.core.len())
-        } else if !eof && self.core.starts_with(rest) {
-            Expect::NeedMore
-        } else {
-            Expect::No
+        if self.alts.is_empty() {
+            return if rest.starts_with(self.core.as_str()) {
+                Expect::Matched(skipped + self.core.len())
+            } else if !eof && self.core.starts_with(rest) {
+                Expect::NeedMore
+            } else {
+                Expect::No
+            };
+        }
+        // Several spellings: wait while a longer one than any complete match may still follow, so
+        // that every chunking takes the spelling the whole text shows.
+        let best = self.spellings().filter(|s| rest.starts_with(s)).map(str::len).max();
+        let longer_possible = !eof && self.spellings().any(|s| s.len() > rest.len() && s.starts_with(rest));
+        match best {
+            _ if longer_possible => Expect::NeedMore,
+            Some(n) => Expect::Matched(skipped + n),
+            None => Expect::No,
         }
     }
 
     /// First occurrence of the core in `text`: (start, end) where `start` also covers the marker's
     /// leading whitespace when the text has it right before the core.
     pub fn find(&self, text: &str) -> Option<(usize, usize)> {
+        if !self.alts.is_empty() {
+            return self.find_spelling(text);
+        }
         let first = *self.core.as_bytes().first()?;
         // Cheap rejection first: most streamed chunks contain no marker byte at all.
         if !text.as_bytes().contains(&first) {
@@ -78,6 +120,28 @@ impl Marker {
         let before = text.get(..p).unwrap_or("");
         let start = if !self.lead.is_empty() && before.ends_with(self.lead.as_str()) { p - self.lead.len() } else { p };
         Some((start, p + self.core.len()))
+    }
+
+    /// [`Marker::find`] over every spelling: the earliest, the longest there. A match that a longer
+    /// spelling could still extend once more text comes (the text ends inside it) is not reported:
+    /// [`Marker::holdback`] keeps it, so the whole text and every chunking see the same spelling.
+    fn find_spelling(&self, text: &str) -> Option<(usize, usize)> {
+        let mut best: Option<(usize, usize)> = None;
+        for s in self.spellings() {
+            if let Some(p) = text.find(s) {
+                if best.is_none_or(|(bp, bl)| p < bp || (p == bp && s.len() > bl)) {
+                    best = Some((p, s.len()));
+                }
+            }
+        }
+        let (p, len) = best?;
+        let tail = text.get(p..).unwrap_or("");
+        if self.spellings().any(|s| s.len() > tail.len() && s.starts_with(tail)) {
+            return None;
+        }
+        let before = text.get(..p).unwrap_or("");
+        let start = if !self.lead.is_empty() && before.ends_with(self.lead.as_str()) { p - self.lead.len() } else { p };
+        Some((start, p + len))
     }
 
     /// The special token a marker opens with when the marker is longer than it: `<|channel>` for
@@ -102,11 +166,30 @@ impl Marker {
         for b in [self.lead_core.as_bytes().first(), self.core.as_bytes().first()].into_iter().flatten() {
             set[usize::from(*b)] = true;
         }
+        for b in self.alts.iter().filter_map(|a| a.as_bytes().first()) {
+            set[usize::from(*b)] = true;
+        }
     }
 
     /// How many trailing bytes of `text` could still be the start of this marker (its leading
     /// whitespace included), so they must be held back.
     pub fn holdback(&self, text: &str) -> usize {
+        let tail = text.as_bytes();
+        // Only spellings whose first byte is in the tail they could start in.
+        let alts: Vec<&str> = self
+            .alts
+            .iter()
+            .filter(|a| a.as_bytes().first().is_some_and(|f| tail.get(tail.len().saturating_sub(a.len())..).is_some_and(|w| w.contains(f))))
+            .map(String::as_str)
+            .collect();
+        // With the marker's leading whitespace in front, as for the core.
+        let with_lead: Vec<String> = if self.lead.is_empty() { Vec::new() } else { alts.iter().map(|a| format!("{}{a}", self.lead)).collect() };
+        let alts = if alts.is_empty() { 0 } else { super::scan::held_back_len(text, &alts) };
+        let alts = alts.max(super::scan::held_back_len(text, &with_lead.iter().map(String::as_str).collect::<Vec<_>>()));
+        alts.max(self.core_holdback(text))
+    }
+
+    fn core_holdback(&self, text: &str) -> usize {
         let Some(&first) = self.lead_core.as_bytes().first().filter(|_| !self.core.is_empty()) else { return 0 };
         let tail = text.as_bytes();
         let window = tail.get(tail.len().saturating_sub(self.lead_core.len())..).unwrap_or(tail);
@@ -140,5 +223,21 @@ mod tests {
         assert_eq!(Marker::new("<|channel>thought\n").token_head(), Some("<|channel>"));
         assert_eq!(Marker::new("<think>").token_head(), None);
         assert_eq!(Marker::new("thought").token_head(), None);
+    }
+
+    #[test]
+    fn other_spellings_match_longest_first_and_wait_while_ambiguous() {
+        let m = Marker::new("<|channel>thought\n").with_alts(vec!["<|channel>".into()]);
+        assert_eq!(m.expect("<|channel>thought\nx", false), Expect::Matched(17));
+        assert_eq!(m.expect("<|channel>x", false), Expect::Matched(10));
+        assert_eq!(m.expect("<|channel>", false), Expect::NeedMore);
+        assert_eq!(m.expect("<|channel>", true), Expect::Matched(10));
+        assert_eq!(m.find("a<|channel>b"), Some((1, 11)));
+        // The text ends where the longer spelling may still follow: not found, held back.
+        assert_eq!(m.find("a<|channel>"), None);
+        assert_eq!(m.holdback("a<|channel>"), 10);
+        let end = Marker::new("\n</think>").with_alts(vec!["</THINK>".into()]);
+        assert_eq!(end.find("r\n</THINK>"), Some((1, 10)));
+        assert_eq!(end.holdback("r\n</T"), 4);
     }
 }

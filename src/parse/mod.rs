@@ -10,6 +10,7 @@ use crate::api::{Delta, Diagnostic};
 use crate::Result;
 
 pub mod call_ids;
+pub mod dialect;
 pub mod drive;
 pub mod emit;
 pub mod generic;
@@ -17,6 +18,8 @@ pub mod inline_reasoning;
 pub mod json_extent;
 pub mod json_fence;
 pub mod scan;
+pub mod source_markers;
+pub mod spelling;
 
 /// A streaming output parser.
 pub trait OutputParser {

@@ -356,6 +356,56 @@ pub fn mutate(text: &str, markers: &[String], rng: &mut Rng) -> String {
     s
 }
 
+/// Tokens that stand before calls in some templates (rule R11).
+const CALL_PREFIXES: &[&str] = &["<|python_tag|>", "<|eom_id|>", "<|think|>"];
+
+/// `s.text` with 1–3 marker departures in its model output (rules R9–R12): a marker in another
+/// spelling ([`respell`]), a call-prefix token or another marker written before a marker, or a
+/// marker written twice. Kept apart from [`mutate`], whose seeded sequence the per-case accounting
+/// expectations are recorded against.
+pub fn respell_subject(s: &Subject, rng: &mut Rng) -> String {
+    let output = s.text.strip_prefix(s.gp.as_str()).unwrap_or(&s.text);
+    let mut out = output.to_string();
+    // The rules respell token-like markers only (`parse::spelling`).
+    let markers: Vec<&String> = s.markers.iter().filter(|m| m.starts_with('<') || m.starts_with('[') || m.contains('｜')).collect();
+    for _ in 0..1 + rng.below(3) {
+        if markers.is_empty() {
+            break;
+        }
+        let m = markers[rng.below(markers.len())];
+        let occ = occurrences(&out, m);
+        if occ.is_empty() {
+            continue;
+        }
+        let at = occ[rng.below(occ.len())];
+        let with = match rng.below(4) {
+            0 => format!("{}{m}", CALL_PREFIXES[rng.below(CALL_PREFIXES.len())]),
+            1 => format!("{m}{m}"),
+            _ => respell(m, rng),
+        };
+        out.replace_range(at..at + m.len(), &with);
+    }
+    format!("{}{out}", s.gp)
+}
+
+/// `m` spelled as models sometimes write it: ASCII `|` for `｜`, `_` or a space for `▁`, other letter
+/// case, the leading token alone (`<|channel>` for `<|channel>thought`), or the closer it pairs with
+/// (`[/X]` for `[X]`, `</x>` for `<x>`).
+fn respell(m: &str, rng: &mut Rng) -> String {
+    match rng.below(6) {
+        0 => m.replace('｜', "|").replace('▁', "_"),
+        1 => m.replace('▁', " "),
+        2 => m.to_uppercase(),
+        3 => m.to_lowercase(),
+        4 => m.find('>').map_or_else(|| m.to_string(), |i| m[..=i].to_string()),
+        _ => match (m.strip_prefix('['), m.strip_prefix('<')) {
+            (Some(body), _) => format!("[/{body}"),
+            (_, Some(body)) => format!("</{body}"),
+            _ => m.to_string(),
+        },
+    }
+}
+
 /// A random chunking of `text`: chunk sizes up to 1, 2, 3, 4, 7, 16 or 64 chars.
 pub fn chunking<'a>(text: &'a str, rng: &mut Rng) -> Vec<&'a str> {
     const MAX: [usize; 7] = [1, 2, 3, 4, 7, 16, 64];

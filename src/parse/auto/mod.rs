@@ -13,6 +13,7 @@
 //! was emitted is rolled back into content; one that breaks later ends where it broke. Either way a
 //! [`Diagnostic`] is recorded. Only `finish(is_partial = false)` inside an unfinished call errors.
 
+mod lenient_markers;
 mod tool;
 
 use super::config::{fallback_configs, FallbackConfig, ParserConfig, ToolConfig};
@@ -88,7 +89,9 @@ pub struct AutoParser {
     diags: Diagnostics,
     /// Bytes that may start a marker of the text states (see [`AutoParser::plain_text`]).
     text_marker_bytes: Box<[bool; 256]>,
-    /// The configuration of the text states; `cfg` is one of `fallback`'s while it reads a call.
+    /// The configuration of the text states, as the template spells its markers; `cfg` is one of
+    /// `fallback`'s while it reads a fallback call (rule R13), or a dialect of it while it reads a call
+    /// section written in another spelling (rule R9, `parse::dialect`).
     base: Rc<ParserConfig>,
     /// The tool formats of the fallback for a template without one (rule R13), tried side by side.
     fallback: Rc<Vec<FallbackConfig>>,
@@ -98,6 +101,7 @@ pub struct AutoParser {
     in_code: bool,
     /// The code fence as a marker (empty without a fallback).
     fence: Rc<Marker>,
+    dialects: Vec<Rc<ParserConfig>>,
 }
 
 /// A code fence: calls written inside a fenced block are examples, not calls.
@@ -110,10 +114,13 @@ impl AutoParser {
     pub fn new(analysis: &Analysis, options: &RequestOptions) -> AutoParser {
         // Reasoning is extracted or left in content (`none`); `deepseek-legacy` is built above.
         let format = if options.reasoning_format == ReasoningFormat::None { ReasoningFormat::None } else { ReasoningFormat::Auto };
-        let cfg = Rc::new(ParserConfig::new(analysis, options));
+        let mut cfg = ParserConfig::new(analysis, options);
+        let dialects: Vec<Rc<ParserConfig>> = crate::parse::dialect::tool_dialects(&mut cfg).into_iter().map(Rc::new).collect();
+        let cfg = Rc::new(cfg);
         let fallback = fallback_configs(analysis, options);
         let mut p = AutoParser {
             base: Rc::clone(&cfg),
+            dialects,
             fence: Rc::new(Marker::new(if fallback.is_empty() { "" } else { FENCE })),
             fallback: Rc::new(fallback),
             line_start: true,
@@ -137,6 +144,9 @@ impl AutoParser {
         let tool_markers = cfg.tools.iter().flat_map(|t| [&t.trigger, &t.call_trigger]);
         for m in text_markers.chain(tool_markers).chain(cfg.turn_end.iter()) {
             m.mark_first_bytes(&mut p.text_marker_bytes);
+        }
+        for b in cfg.call_prefixes.iter().filter_map(|t| t.as_bytes().first()) {
+            p.text_marker_bytes[usize::from(*b)] = true;
         }
         let fallback = Rc::clone(&p.fallback);
         for t in fallback.iter().filter_map(|f| f.cfg.tools.as_ref()) {
@@ -289,6 +299,11 @@ impl AutoParser {
             }
         };
         self.flush_call(out);
+        // A fallback call or a call section in another spelling ended: the text states read with
+        // the base configuration again.
+        if !matches!(self.state, State::Tool(_)) && !Rc::ptr_eq(&self.cfg, &self.base) {
+            self.cfg = Rc::clone(&self.base);
+        }
         consumed
     }
 
@@ -327,10 +342,6 @@ impl AutoParser {
     }
 
     fn step(&mut self, text: &str, abs: usize, eof: bool, out: &mut Vec<Delta>) -> Step {
-        if !matches!(self.state, State::Tool(_)) && !Rc::ptr_eq(&self.cfg, &self.base) {
-            // A fallback call ended: the text states read with the base configuration again.
-            self.cfg = Rc::clone(&self.base);
-        }
         match &self.state {
             State::Start => self.step_start(text, abs, eof),
             &State::DelimReasoning { scanned } => self.step_delim_reasoning(scanned, text, abs, eof, out),
@@ -354,6 +365,10 @@ impl AutoParser {
         }
         match start.expect(text, eof) {
             Expect::Matched(n) => {
+                if let Some(step) = self.respelled_opener_before_opener(start, text, n, abs, eof) {
+                    return step;
+                }
+                self.note_spelling(start, text.get(..n).unwrap_or(""), abs);
                 self.trail = start.trail.clone();
                 self.state = Self::reasoning_state();
                 Step::Adv(n)
@@ -397,6 +412,8 @@ impl AutoParser {
             Some((s, e)) => {
                 // Closed later: the call was part of the reasoning (a call the model thought about).
                 let trail = end.trail.clone();
+                let end = end.clone();
+                self.note_spelling(&end, text.get(s..e).unwrap_or(""), abs + s);
                 self.emit_reasoning(text.get(..s).unwrap_or(""), out);
                 self.trail = trail;
                 self.state = State::Content;
@@ -408,7 +425,7 @@ impl AutoParser {
                 Step::Adv(0)
             }
             None => {
-                self.state = State::ReasoningCall { scanned: abs + text.len().saturating_sub(end.core.len()) };
+                self.state = State::ReasoningCall { scanned: abs + text.len().saturating_sub(end.max_len()) };
                 Step::Wait
             }
         }
@@ -430,6 +447,8 @@ impl AutoParser {
         match found {
             Some((s, e)) if trigger.is_none_or(|t| t >= s) => {
                 let trail = end.trail.clone();
+                let end = end.clone();
+                self.note_spelling(&end, text.get(s..e).unwrap_or(""), abs + s);
                 if std::mem::take(&mut self.opener_missing) {
                     self.diag(abs, format!("reasoning without its start marker {:?}, up to its end marker (rule R5)", self.cfg.reasoning.as_ref().map_or("", |(s, _)| s.core.as_str())));
                 }
@@ -446,8 +465,8 @@ impl AutoParser {
             }
             _ => {
                 // Both searches resume where a marker could still be starting.
-                let opener = self.cfg.reasoning.as_ref().map_or(0, |(s, _)| s.core.len());
-                let longest = self.tools().map_or(0, |t| t.trigger.core.len()).max(end.core.len()).max(opener);
+                let opener = self.cfg.reasoning.as_ref().map_or(0, |(s, _)| s.max_len());
+                let longest = self.tools().map_or(0, |t| t.trigger.max_len()).max(end.max_len()).max(opener);
                 self.state = State::DelimReasoning { scanned: abs + text.len().saturating_sub(longest) };
                 Step::Wait
             }
@@ -524,6 +543,7 @@ impl AutoParser {
             if let Some((m, (s, e))) = eot.filter(|(_, (s, _))| found.is_none_or(|(f, _)| *s < f)) {
                 self.emit_content(text.get(..s).unwrap_or(""), out);
                 self.diag(abs + s, format!("end-of-turn token {:?} before the content end marker {:?}: block closed, token dropped (rule R7)", m.core, end.core));
+                self.note_spelling(m, text.get(s..e).unwrap_or(""), abs + s);
                 self.state = State::Content;
                 return Step::Adv(e);
             }
@@ -557,6 +577,7 @@ impl AutoParser {
         }
         match consumed {
             Some(e) => {
+                self.note_spelling(end, text.get(n..e).unwrap_or(""), abs + n);
                 self.trail = end.trail.clone();
                 self.state = State::Content;
                 Step::Adv(e)
@@ -614,6 +635,9 @@ impl AutoParser {
             (_, Some((s, e))) => {
                 let trail = self.cfg.content_wrap.as_ref().map(|(m, _)| m.trail.clone()).unwrap_or_default();
                 self.emit_content(text.get(..s).unwrap_or(""), out);
+                if let Some((m, _)) = cfg.content_wrap.as_ref() {
+                    self.note_spelling(m, text.get(s..e).unwrap_or(""), abs + s);
+                }
                 self.trail = trail;
                 self.state = State::Wrapped;
                 Step::Adv(e)
@@ -625,7 +649,8 @@ impl AutoParser {
                     let t = self.tools().map_or(0, |t| t.trigger.holdback(text).max(t.call_trigger.holdback(text)));
                     let w = self.cfg.content_wrap.as_ref().map_or(0, |(s, _)| s.holdback(text));
                     let eot = self.cfg.turn_end.iter().map(|m| m.holdback(text)).max().unwrap_or(0);
-                    t.max(w).max(self.reasoning_holdback(text)).max(eot).max(self.fallback_holdback(text))
+                    let keep = t.max(w).max(self.reasoning_holdback(text)).max(eot).max(self.fallback_holdback(text));
+                    self.call_prefix_holdback(text, keep)
                 };
                 let n = text.len() - keep;
                 self.emit_content(text.get(..n).unwrap_or(""), out);
@@ -652,9 +677,11 @@ impl AutoParser {
             ToolStep::Name
         };
         self.section_open = section_open;
-        self.emit_content(text.get(..s).unwrap_or(""), out);
+        self.enter_dialect(text.get(s..e).unwrap_or(""), abs + s);
+        let from = self.call_prefix_before(text, s, abs);
+        self.emit_content(text.get(..from).unwrap_or(""), out);
         let consumed = if body { s } else { e };
-        self.begin_call(abs + s, text.get(s..consumed).unwrap_or(""));
+        self.begin_call(abs + from, text.get(from..consumed).unwrap_or(""));
         self.in_array = false;
         self.state = State::Tool(next);
         Step::Adv(consumed)
@@ -728,6 +755,7 @@ impl AutoParser {
         }
         self.emit_content(text.get(..s).unwrap_or(""), out);
         self.diag(abs + s, format!("end-of-turn token {:?} dropped (rule R7)", m.core));
+        self.note_spelling(m, text.get(s..e).unwrap_or(""), abs + s);
         Some(Step::Adv(e))
     }
 
@@ -759,6 +787,7 @@ impl AutoParser {
         }
         self.emit_content(before, out);
         if opens {
+            self.note_spelling(start, text.get(s..e).unwrap_or(""), abs + s);
             self.trail = start.trail.clone();
             self.state = Self::reasoning_state();
         } else {
@@ -912,9 +941,15 @@ impl Machine for AutoParser {
 /// absent, so whole-text parsing of a repeated marker was quadratic (issue #11 item 8). Leading
 /// whitespace before a core lies inside the scope too.
 fn search_scope<'t>(text: &'t str, markers: &[&Marker]) -> &'t str {
-    let cores: Vec<&str> = markers.iter().map(|m| m.core.as_str()).filter(|c| !c.is_empty()).collect();
+    let cores: Vec<&str> = markers.iter().flat_map(|m| m.spellings()).collect();
     match crate::parse::drive::next_marker(text, &cores) {
-        Some((p, i)) => text.get(..p + cores.get(i).map_or(0, |c| c.len())).unwrap_or(text),
+        Some((p, i)) => {
+            let first = cores.get(i).copied().unwrap_or("");
+            // A spelling that is the start of a longer one (`<|channel>`, `<|channel>thought`, rule
+            // R9): the scope reaches as far as the longer one could, so that a search in it can tell.
+            let reach = cores.iter().filter(|c| c.len() > first.len() && c.starts_with(first)).map(|c| c.len()).max().unwrap_or(first.len());
+            text.get(..(p + reach).min(text.len())).unwrap_or(text)
+        }
         None => text,
     }
 }

@@ -56,6 +56,17 @@ pub enum ToolStep {
     JsonObj,
     JsonAfter,
     JsonEnd,
+    /// A call or section end marker was just read: the same marker written again is dropped (rule R10).
+    RepeatedClose(Closer),
+}
+
+/// Which end marker [`ToolStep::RepeatedClose`] looks for again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Closer {
+    /// The per-call end marker: then the call's closing is done.
+    Call,
+    /// The section end marker: then content follows.
+    Section,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,8 +168,7 @@ impl AutoParser {
                 }
                 if let Expect::Matched(n) = end_m {
                     self.trail = t.section_end.trail.clone();
-                    self.state = State::Content;
-                    return Step::Adv(n);
+                    return goto(self, ToolStep::RepeatedClose(Closer::Section), n);
                 }
                 let rest = text.trim_start_matches(is_space);
                 if let Some(r) = rest.strip_prefix(',') {
@@ -421,7 +431,8 @@ impl AutoParser {
                 match m.expect(text, eof) {
                     Expect::Matched(n) => {
                         self.trail = m.trail.clone();
-                        goto(self, ToolStep::AfterArgs(k.next()), n)
+                        let next = if k == Closing::CallEnd { ToolStep::RepeatedClose(Closer::Call) } else { ToolStep::AfterArgs(k.next()) };
+                        goto(self, next, n)
                     }
                     Expect::NeedMore => Step::Wait,
                     Expect::No => {
@@ -476,19 +487,27 @@ impl AutoParser {
                         self.call.json = JsonCall::default();
                         goto(self, ToolStep::JsonObj, skip)
                     }
+                    // `[{…}{…}]`: the comma between two calls of the array left out (rule R8).
+                    Some('{') if self.in_array => {
+                        self.diag(abs + skip, "missing comma between two tool calls of the array (rule R8)");
+                        self.begin_call(abs + skip, "");
+                        self.call.json = JsonCall::default();
+                        goto(self, ToolStep::JsonObj, skip)
+                    }
                     _ => goto(self, ToolStep::JsonEnd, 0),
                 }
             }
+            ToolStep::RepeatedClose(closer) => self.step_repeated_close(closer, text, abs, eof),
             ToolStep::JsonEnd => {
                 let m = if !t.section_start.is_empty() { &t.section_end } else { &t.per_call_end };
                 if m.is_empty() {
-                    return self.end_call();
+                    return self.unwritten_closer(text, abs, eof).unwrap_or_else(|| self.end_call());
                 }
                 match m.expect(text, eof) {
                     Expect::Matched(n) => {
                         self.trail = m.trail.clone();
-                        self.state = State::Content;
-                        Step::Adv(n)
+                        let closer = if !t.section_start.is_empty() { Closer::Section } else { Closer::Call };
+                        goto(self, ToolStep::RepeatedClose(closer), n)
                     }
                     Expect::NeedMore => Step::Wait,
                     Expect::No => {
@@ -509,7 +528,7 @@ impl AutoParser {
     }
 
     /// The call's closing markers are done: back to the section or to content.
-    fn end_call(&mut self) -> Step {
+    pub(super) fn end_call(&mut self) -> Step {
         let in_section = self.section_open && self.tools().is_some_and(|t| !t.section_start.is_empty() && t.format != ToolFormat::JsonNative);
         self.state = if in_section { State::Tool(ToolStep::Section) } else { State::Content };
         Step::Adv(0)

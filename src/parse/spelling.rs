@@ -1,0 +1,75 @@
+//! Other spellings of a marker (rule R9): models write a template's special tokens in another
+//! generation's or tokenizer's spelling — ASCII `|` for the full-width `｜`, `_` or a space for the
+//! SentencePiece `▁`, another letter case — or the spelling some other branch of the template source
+//! writes. A spelling is a variant of a marker when both normalise to the same key; the variants are
+//! the marker's generated respellings plus the template's own literals with its key.
+
+/// The key two spellings of one token share: letters in lower case, `｜` as `|`, `▁`, `-` and spaces
+/// as `_`, other whitespace removed.
+pub fn spelling_key(s: &str) -> String {
+    s.chars()
+        .filter_map(|c| match c {
+            '｜' => Some('|'),
+            '▁' | '-' | ' ' => Some('_'),
+            c if c.is_whitespace() => None,
+            c => Some(c.to_ascii_lowercase()),
+        })
+        .collect()
+}
+
+/// Whether `core` looks like a special token (`<|…|>`, `<…>`, `[…]`): only those are respelled.
+fn token_like(core: &str) -> bool {
+    (core.starts_with('<') && core.ends_with('>')) || (core.starts_with('[') && core.ends_with(']')) || core.contains('｜')
+}
+
+/// The respellings models apply to a whole set of special tokens alike: ASCII `|` for `｜` (with `▁`
+/// as `_` or a space, or kept), full-width `｜` for ASCII `|`, `▁` as `_` or a space, lower and upper
+/// case.
+pub const RESPELLINGS: [fn(&str) -> String; 8] = [
+    |s| s.replace('｜', "|"),
+    |s| s.replace('｜', "|").replace('▁', "_"),
+    |s| s.replace('｜', "|").replace('▁', " "),
+    |s| s.replace("<|", "<｜").replace("|>", "｜>"),
+    |s| s.replace('▁', "_"),
+    |s| s.replace('▁', " "),
+    |s| s.to_ascii_lowercase(),
+    |s| s.to_ascii_uppercase(),
+];
+
+/// `core` in respelling `f` when it is a token-like marker, else unchanged.
+pub fn respell(core: &str, f: fn(&str) -> String) -> String {
+    if token_like(core) { f(core) } else { core.to_string() }
+}
+
+/// Spellings of `core` other than itself: its [`RESPELLINGS`] and the `mined` literals with the same
+/// key, minus any spelling in `taken` (another marker's core). Empty for a marker that is not
+/// token-like.
+pub fn variants(core: &str, mined: &[String], taken: &[&str]) -> Vec<String> {
+    if core.is_empty() || !token_like(core) {
+        return Vec::new();
+    }
+    let key = spelling_key(core);
+    let mut out: Vec<String> = Vec::new();
+    let candidates = RESPELLINGS.iter().map(|f| f(core)).chain(mined.iter().filter(|m| spelling_key(m) == key).cloned());
+    for s in candidates {
+        if s != core && !s.is_empty() && !out.contains(&s) && !taken.contains(&s.as_str()) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn respellings_and_mined_literals() {
+        let v = variants("<｜tool▁sep｜>", &[], &[]);
+        assert!(v.contains(&"<|tool▁sep|>".to_string()) && v.contains(&"<|tool_sep|>".to_string()), "{v:?}");
+        assert!(variants("thought", &[], &[]).is_empty());
+        let mined = vec!["<|Tool-Call|>".to_string(), "<|other|>".to_string()];
+        assert!(variants("<|tool_call|>", &mined, &[]).contains(&"<|Tool-Call|>".to_string()));
+        assert!(!variants("<|tool_call|>", &[], &["<|TOOL_CALL|>"]).contains(&"<|TOOL_CALL|>".to_string()));
+    }
+}
