@@ -42,3 +42,23 @@ fn a_wrong_call_is_still_an_error() {
         assert!(err.contains("usage:"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn a_closed_stdout_ends_the_tool_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    // Output far larger than a pipe buffer, read by nobody: each write meets a closed pipe.
+    let template = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/conformance/templates/Qwen3.5-4B.jinja");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chat-autoparser"))
+        .args(["analyze", template, "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run the CLI");
+    drop(child.stdout.take());
+    let mut err = String::new();
+    child.stderr.take().expect("stderr").read_to_string(&mut err).expect("read stderr");
+    let status = child.wait().expect("wait");
+    assert!(!err.contains("panicked"), "the CLI panicked on a closed stdout: {err}");
+    assert!(status.success(), "exit status {status:?}, stderr {err}");
+}

@@ -17,6 +17,25 @@ use chat_autoparser::analysis::Analysis;
 use chat_autoparser::{ChatTemplate, RenderOptions};
 use std::process::ExitCode;
 
+// Output goes through these instead of std's `println!`/`print!`, which panic when stdout is a closed pipe
+// (`chat-autoparser analyze T --json | head`): a reader that stops reading ends the tool quietly.
+macro_rules! println {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout(), $($t)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+macro_rules! print {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        if write!(std::io::stdout(), $($t)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+
 const USAGE: &str = "usage:
   chat-autoparser analyze FILE.jinja [--json]
   chat-autoparser grammar FILE.jinja --tools TOOLS.json [--options OPTIONS.json] [--json]

@@ -228,7 +228,7 @@ impl Deriver<'_> {
         match r.mode {
             ReasoningMode::None => {}
             _ if end.is_empty() => {}
-            ReasoningMode::Delimiter | ReasoningMode::ForcedOpen if start.is_empty() => {
+            _ if start.is_empty() => {
                 // Reasoning from the start of the message up to its end marker.
                 let mut f = text_field("", &end);
                 f.open_pattern = Some("^".into());
