@@ -15,6 +15,7 @@ mod probe;
 mod reasoning;
 mod roles;
 mod tool_markers;
+mod tool_turns;
 mod tools;
 mod types;
 mod workarounds;
@@ -63,6 +64,14 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
         ..Default::default()
     };
     a.preserved_tokens = collect_preserved_tokens(&a);
+    if caps.supports_tool_calls {
+        let known: Vec<String> = a.preserved_tokens.iter().chain(&a.turn_end).cloned().collect();
+        for m in tool_turns::call_turn_end(&mut pr, &known, &[&a.user_start, &a.assistant_start]) {
+            a.turn_end.push(m);
+        }
+        let known: Vec<String> = known.into_iter().chain(a.turn_end.iter().cloned()).collect();
+        a.tool_result_markers = tool_turns::tool_result_markers(&mut pr, &known);
+    }
     a.workarounds = workarounds::apply(t.source(), &mut a);
     a.analysis_complete = !pr.incomplete;
     a.diffs = pr.diffs;

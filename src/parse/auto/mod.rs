@@ -13,7 +13,9 @@
 //! was emitted is rolled back into content; one that breaks later ends where it broke. Either way a
 //! [`Diagnostic`] is recorded. Only `finish(is_partial = false)` inside an unfinished call errors.
 
+mod dropped;
 mod tool;
+mod untyped_value;
 
 use super::config::{ParserConfig, ToolConfig};
 use super::drive::{machine_parts, Input, Machine};
@@ -115,7 +117,7 @@ impl AutoParser {
         let cfg = Rc::clone(&p.cfg);
         let text_markers = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s, e]);
         let tool_markers = cfg.tools.iter().flat_map(|t| [&t.trigger, &t.call_trigger]);
-        for m in text_markers.chain(tool_markers).chain(cfg.turn_end.iter()) {
+        for m in text_markers.chain(tool_markers).chain(cfg.dropped_in_content()) {
             m.mark_first_bytes(&mut p.text_marker_bytes);
         }
         p
@@ -532,9 +534,9 @@ impl AutoParser {
         if let Some((s, e)) = cfg.reasoning.as_ref() {
             wanted.extend([s, e]);
         }
-        wanted.extend(cfg.turn_end.iter());
+        wanted.extend(cfg.dropped_in_content());
         let scope = search_scope(text, &wanted);
-        if let Some(step) = self.turn_end_in_content(text, scope, abs, out) {
+        if let Some(step) = self.dropped_in_content(text, scope, abs, out) {
             return step;
         }
         let trigger = self.tools().and_then(|t| {
@@ -585,7 +587,7 @@ impl AutoParser {
                 } else {
                     let t = self.tools().map_or(0, |t| t.trigger.holdback(text).max(t.call_trigger.holdback(text)));
                     let w = self.cfg.content_wrap.as_ref().map_or(0, |(s, _)| s.holdback(text));
-                    let eot = self.cfg.turn_end.iter().map(|m| m.holdback(text)).max().unwrap_or(0);
+                    let eot = self.cfg.dropped_in_content().map(|m| m.holdback(text)).max().unwrap_or(0);
                     t.max(w).max(self.reasoning_holdback(text)).max(eot)
                 };
                 let n = text.len() - keep;
@@ -593,21 +595,6 @@ impl AutoParser {
                 if n == 0 { Step::Wait } else { Step::Adv(n) }
             }
         }
-    }
-
-    /// An end-of-turn special token (`<|im_end|>`, from the analysis) as the first marker in content:
-    /// the model ended its turn in writing; the token is dropped with a diagnostic (rule R7) and what
-    /// follows, if anything, stays content.
-    fn turn_end_in_content(&mut self, text: &str, scope: &str, abs: usize, out: &mut Vec<Delta>) -> Option<Step> {
-        let cfg = Rc::clone(&self.cfg);
-        let (m, (s, e)) = cfg.turn_end.iter().filter_map(|m| m.find(scope).map(|f| (m, f))).min_by_key(|(_, (s, _))| *s)?;
-        // Another marker starting at or before it wins (scope ends at the first marker found).
-        if e < scope.len() {
-            return None;
-        }
-        self.emit_content(text.get(..s).unwrap_or(""), out);
-        self.diag(abs + s, format!("end-of-turn token {:?} dropped (rule R7)", m.core));
-        Some(Step::Adv(e))
     }
 
     /// Reasoning markers met in content, when one comes before any tool call (`call_at`) or content
@@ -702,6 +689,7 @@ impl AutoParser {
                 } else {
                     // A typed value still held (`Tru`, `3 da`) is text too.
                     self.finish_typed_value();
+                    self.cut_untyped_value();
                     self.flush_call(out);
                     if !complete {
                         return Err(self.truncated(out));

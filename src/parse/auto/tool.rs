@@ -130,6 +130,8 @@ pub struct Call {
     pub typed_at: usize,
     /// Literal-syntax argument value scanner.
     pub literal: LiteralValue,
+    /// A tagged value without a schema, maybe JSON (rule R14, `untyped_value.rs`).
+    pub sniff: super::untyped_value::Sniff,
 }
 
 impl AutoParser {
@@ -381,7 +383,10 @@ impl AutoParser {
                 call.value_norm = PyToJson::default();
                 call.typed_raw.clear();
                 call.literal = LiteralValue::default();
-                if is_string && !t.literal {
+                // No schema for it: a whole JSON object or array stays JSON (rule R14).
+                let schemaless = is_string && t.typed_value_prefix.is_empty() && t.raw_value.0.is_empty() && tool.is_none_or(|d| !d.declares(name));
+                call.sniff = if schemaless && !t.literal { super::untyped_value::Sniff::Pending } else { super::untyped_value::Sniff::Off };
+                if is_string && !t.literal && !schemaless {
                     call.data.args.push('"');
                 }
                 self.trail = if typed { t.typed_value_prefix.trail.clone() } else { end.trail.clone() };
@@ -615,6 +620,10 @@ impl AutoParser {
             None => (text.len() - keep, None),
         };
         let piece = text.get(..value_end).unwrap_or("");
+        if self.call.sniff != super::untyped_value::Sniff::Off {
+            let trail = t.value_suffix.trail.clone();
+            return self.untyped_value(piece, abs, consumed, &trail);
+        }
         let call = &mut self.call;
         if !piece.is_empty() {
             call.value_empty = false;
