@@ -16,6 +16,7 @@ pub mod generic;
 pub mod inline_reasoning;
 pub mod json_extent;
 pub mod json_fence;
+pub mod missing_opener;
 pub mod scan;
 
 /// A streaming output parser.

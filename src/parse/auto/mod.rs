@@ -14,6 +14,7 @@
 //! [`Diagnostic`] is recorded. Only `finish(is_partial = false)` inside an unfinished call errors.
 
 mod dropped;
+mod json_departures;
 mod tool;
 mod untyped_value;
 
@@ -21,6 +22,7 @@ use super::config::{ParserConfig, ToolConfig};
 use super::drive::{machine_parts, Input, Machine};
 use super::emit::{Diagnostics, Emitter};
 use super::marker::{Expect, Marker};
+use super::missing_opener::{self, Reading};
 use crate::analysis::{Analysis, ToolFormat};
 use crate::api::{Delta, ReasoningFormat, RequestOptions};
 use crate::text::is_space;
@@ -215,6 +217,10 @@ impl AutoParser {
             call.id_sent = true;
             out.push(Delta::ToolCall { index: call.index, id: Some(call.data.id.clone()), name: None, arguments: None });
         }
+        if self.hold_string_arguments() {
+            return;
+        }
+        let call = &mut self.call;
         if !call.data.args.is_empty() {
             let args = std::mem::take(&mut call.data.args);
             self.emit.tool_args(call.index, args, out);
@@ -252,6 +258,7 @@ impl AutoParser {
     /// A tool call broke: roll it back into content if nothing of it was emitted yet.
     fn fail_call(&mut self, abs: usize, msg: &str, out: &mut Vec<Delta>) {
         self.diag(abs, msg);
+        self.release_string_arguments();
         if self.call.committed {
             // Argument text read before the break goes out as a stream would have sent it: how much
             // was already flushed depends on the chunking, so all of it must be.
@@ -380,11 +387,11 @@ impl AutoParser {
             let opener = self.cfg.reasoning.as_ref().and_then(|(s, _)| s.find(text.get(from..).unwrap_or(""))).map(|(s, _)| s + from);
             trigger = trigger.into_iter().chain(opener).min();
         }
-        match found {
-            Some((s, e)) if trigger.is_none_or(|t| t >= s) => {
+        match (missing_opener::read(found.map(|(s, _)| s), trigger, eof), found) {
+            (Reading::Reasoning, Some((s, e))) => {
                 let trail = end.trail.clone();
                 if std::mem::take(&mut self.opener_missing) {
-                    self.diag(abs, format!("reasoning without its start marker {:?}, up to its end marker (rule R5)", self.cfg.reasoning.as_ref().map_or("", |(s, _)| s.core.as_str())));
+                    self.diag(abs, missing_opener::diagnostic(self.cfg.reasoning.as_ref().map_or("", |(s, _)| s.core.as_str())));
                 }
                 self.emit_reasoning(text.get(..s).unwrap_or(""), out);
                 self.trail = trail;
@@ -392,7 +399,7 @@ impl AutoParser {
                 Step::Adv(e)
             }
             // No end marker before a tool call (or the end of the text): it was content all along.
-            _ if trigger.is_some() || eof => {
+            (Reading::Content, _) => {
                 self.opener_missing = false;
                 self.state = State::Content;
                 Step::Adv(0)
@@ -690,6 +697,7 @@ impl AutoParser {
                     // A typed value still held (`Tru`, `3 da`) is text too.
                     self.finish_typed_value();
                     self.cut_untyped_value();
+                    self.release_string_arguments();
                     self.flush_call(out);
                     if !complete {
                         return Err(self.truncated(out));

@@ -132,10 +132,24 @@ pub struct Call {
     pub literal: LiteralValue,
     /// A tagged value without a schema, maybe JSON (rule R14, `untyped_value.rs`).
     pub sniff: super::untyped_value::Sniff,
+    /// The arguments' first byte was looked at; they open as a JSON string, held (rule R17).
+    pub args_checked: bool,
+    pub args_string: bool,
+    /// The one-object-for-an-array departure was reported (rule R16).
+    pub object_not_array_said: bool,
 }
 
 impl AutoParser {
     pub(super) fn step_tool(&mut self, step: ToolStep, text: &str, abs: usize, eof: bool) -> Step {
+        // Departures from the JSON call layout (rule R16, `json_departures.rs`).
+        let departure = match step {
+            ToolStep::JsonOpen => self.json_open_departure(text, abs),
+            ToolStep::JsonAfter => self.json_after_departure(text, abs, eof),
+            _ => None,
+        };
+        if let Some(step) = departure {
+            return step;
+        }
         let Some(t) = self.cfg.tools.as_ref() else {
             self.state = State::Content;
             return Step::Adv(0);
