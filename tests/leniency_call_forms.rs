@@ -146,3 +146,21 @@ fn tagged_values_are_typed_by_the_schema() {
     let want = json!({ "s": "5", "i": 29, "b": true, "o": {"k": 1}, "a": [1, 2], "n": null, "u": 7, "us": "x" });
     assert_eq!(calls(&m), vec![("f".to_string(), want)]);
 }
+
+#[test]
+fn r16_semicolon_between_pythonic_calls() {
+    let (m, d) = parse(LFM2, &opts(), "<|tool_call_start|>[get_weather(city=\"Paris\"); get_time()]<|tool_call_end|>");
+    assert_eq!((calls(&m), m.content.as_str()), (two(), ""));
+    assert!(has(&d, "R16"), "{d:?}");
+}
+
+#[test]
+fn r18_json_call_objects_where_the_template_writes_pythonic_calls() {
+    let out = r#"<|tool_call_start|>[{"name": "get_weather", "arguments": {"city": "Paris"}}, {"name": "get_time", "arguments": {}}]<|tool_call_end|>"#;
+    let (m, d) = parse(LFM2, &opts(), out);
+    assert_eq!((calls(&m), m.content.as_str()), (two(), ""));
+    assert!(has(&d, "R18"), "{d:?}");
+    // An undeclared name in it stays content, as for a pythonic call.
+    let (m, _) = parse(LFM2, &opts(), r#"<|tool_call_start|>[{"name": "nope", "arguments": {}}]<|tool_call_end|>"#);
+    assert!(m.tool_calls.is_empty() && m.content.contains("nope"), "{m:?}");
+}

@@ -1,5 +1,5 @@
 //! Subjects for the leniency departures of issue #13 that no conformance case writes (rules R5 in
-//! the Ministral format, R7 after a call, R14–R17): the long fuzz run mutates and chunks them like
+//! the Ministral format, R7 after a call, R14–R18): the long fuzz run mutates and chunks them like
 //! every other subject.
 
 use super::{parsers_for, subject, Factory, Subject, Templates};
@@ -23,6 +23,8 @@ const OUTPUTS: &[(&str, bool, &str)] = &[
     ("meta-llama-Llama-3.1-8B-Instruct.jinja", false, "{\"name\": \"get_weather\", \"parameters\": \"{\\\"city\\\": \\\"Paris\\\"}\"}; {\"name\": \"get_time\", \"parameters\": {}}"),
     ("mistralai-Mistral-Nemo-Instruct-2407.jinja", false, "[TOOL_CALLS]{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}"),
     ("Qwen3-Coder.jinja", false, "<tool_call>\n<function=get_weather>\n<parameter=where>\n[{\"country\": \"France\", \"city\": \"Paris\"}]\n</parameter>\n<parameter=city>\n{not json}\n</parameter>\n</function>\n</tool_call>"),
+    ("LFM2-8B-A1B.jinja", false, "<|tool_call_start|>[get_weather(city=\"Paris\"); {\"name\": \"get_time\", \"arguments\": {}}]<|tool_call_end|>"),
+    ("LFM2-8B-A1B.jinja", false, "<|tool_call_start|>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}, {\"name\": \"get_time\", \"arguments\": {}}]<|tool_call_end|>"),
     ("mistralai-Ministral-3-14B-Reasoning-2512.jinja", true, "let me think[/THINK][TOOL_CALLS]get_time[ARGS]{}"),
     ("mistralai-Ministral-3-14B-Reasoning-2512.jinja", true, "thinking[/THInot end tag"),
 ];

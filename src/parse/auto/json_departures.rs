@@ -1,10 +1,12 @@
 //! Departures in JSON tool calls that the canonical layout does not show, accepted with a
 //! diagnostic:
 //! - rule R16, call layout: several call objects in one call block (`<tool_call>{…}\n{…}</tool_call>`),
-//!   calls separated by `;`, an array of calls where the template writes one object, one object
+//!   calls separated by `;` (JSON objects, or calls in a section: `[f(a=1); g()]`), an array of calls where the template writes one object, one object
 //!   where it writes an array;
 //! - rule R17, arguments written as a JSON-encoded string (`"arguments": "{\"city\": \"Paris\"}"`):
-//!   a string that holds a JSON object becomes that object; any other string stays as written.
+//!   a string that holds a JSON object becomes that object; any other string stays as written;
+//! - rule R18, a JSON call object (`{"name": …, "arguments": {…}}`) where the template writes
+//!   pythonic calls (`[get_weather(city="Paris")]`): read as a JSON call.
 
 use super::{AutoParser, State, Step};
 use super::tool::ToolStep;
@@ -32,6 +34,29 @@ impl AutoParser {
             }
             _ => None,
         }
+    }
+
+    /// Between the calls of a section (`Section`): `;` where the template writes `,` or nothing.
+    pub(super) fn section_separator_departure(&mut self, text: &str, abs: usize) -> Option<Step> {
+        let rest = text.trim_start_matches(is_space);
+        let after = rest.strip_prefix(';')?;
+        let at = text.len() - rest.len();
+        self.diag(abs + at, "tool calls separated by `;` (rule R16)");
+        Some(Step::Adv(text.len() - after.len()))
+    }
+
+    /// Where a pythonic call's name is due (`Name`): a JSON call object instead (rule R18).
+    pub(super) fn json_in_pythonic_departure(&mut self, text: &str, abs: usize) -> Option<Step> {
+        let t = self.cfg.tools.as_ref()?;
+        let rest = text.trim_start_matches(is_space);
+        if !t.literal || !rest.starts_with('{') {
+            return None;
+        }
+        let skip = text.len() - rest.len();
+        self.diag(abs + skip, "a JSON tool call object where the template writes pythonic calls (rule R18)");
+        self.call.json = JsonCall::default();
+        self.state = State::Tool(ToolStep::JsonObj);
+        Some(Step::Adv(skip))
     }
 
     /// After a call object (`JsonAfter`): another object in the same block, after `;` or only

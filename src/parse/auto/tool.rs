@@ -141,10 +141,12 @@ pub struct Call {
 
 impl AutoParser {
     pub(super) fn step_tool(&mut self, step: ToolStep, text: &str, abs: usize, eof: bool) -> Step {
-        // Departures from the JSON call layout (rule R16, `json_departures.rs`).
+        // Departures from the JSON call layout (rules R16, R18, `json_departures.rs`).
         let departure = match step {
             ToolStep::JsonOpen => self.json_open_departure(text, abs),
             ToolStep::JsonAfter => self.json_after_departure(text, abs, eof),
+            ToolStep::Name => self.json_in_pythonic_departure(text, abs),
+            ToolStep::Section => self.section_separator_departure(text, abs),
             _ => None,
         };
         if let Some(step) = departure {
