@@ -1,6 +1,6 @@
 //! The call-form departures of issue #13 in the JSON and pythonic call paths (README "Leniency"):
 //! separators between calls, an array for one object and the reverse, several objects in one call
-//! block (R16), arguments as a JSON-encoded string (R17), Python literals, keys in another order,
+//! block (R16), arguments as a JSON-encoded string (R17), Python literals (R19), keys in another order,
 //! and the schema typing of tagged values. Each output is parsed whole and in chunkings of 1, 3 and
 //! 7 bytes; all must agree.
 
@@ -113,8 +113,11 @@ fn r17_arguments_as_a_json_encoded_string_are_decoded() {
 #[test]
 fn python_literals_and_key_order_in_json_calls() {
     let want = vec![("get_weather".to_string(), json!({"city": "Paris", "days": null}))];
-    let (m, _) = parse(QWEN3, &opts(), "<tool_call>\n{'name': 'get_weather', 'arguments': {'city': 'Paris', 'days': None}}\n</tool_call>");
+    let (m, d) = parse(QWEN3, &opts(), "<tool_call>\n{'name': 'get_weather', 'arguments': {'city': 'Paris', 'days': None}}\n</tool_call>");
     assert_eq!(calls(&m), want);
+    assert!(has(&d, "R19"), "{d:?}");
+    let (_, d) = parse(QWEN3, &opts(), "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": null}}\n</tool_call>");
+    assert!(!has(&d, "R19"), "{d:?}");
     let (m, _) = parse(NEMO, &opts(), "[TOOL_CALLS][{'name': 'get_weather', 'arguments': {'city': 'Paris', 'days': None}}]");
     assert_eq!(calls(&m), want);
     let (m, _) = parse(QWEN3, &opts(), "<tool_call>\n{\"arguments\": {\"city\": \"Paris\"}, \"name\": \"get_weather\"}\n</tool_call>");
@@ -163,4 +166,23 @@ fn r18_json_call_objects_where_the_template_writes_pythonic_calls() {
     // An undeclared name in it stays content, as for a pythonic call.
     let (m, _) = parse(LFM2, &opts(), r#"<|tool_call_start|>[{"name": "nope", "arguments": {}}]<|tool_call_end|>"#);
     assert!(m.tool_calls.is_empty() && m.content.contains("nope"), "{m:?}");
+}
+
+#[test]
+fn r17_string_arguments_of_a_call_that_breaks_after_them_read_alike_at_every_split() {
+    // Found by the long fuzz run: the call object breaks (`]`) right after its string arguments.
+    let out = r#"{"name": "get_weather", "parameters": "{\"city\": \"Paris\"}"]; {"name": "get_time", "parameters": {}}"#;
+    let t = ChatTemplate::new(&common::template_source(LLAMA31), RenderOptions::default()).unwrap();
+    let run = |chunks: &[&str]| {
+        let mut p = t.stream_parser(&opts()).unwrap();
+        for c in chunks {
+            p.push(c);
+        }
+        p.finish().unwrap();
+        p.message().clone()
+    };
+    let whole = run(&[out]);
+    for i in (1..out.len()).filter(|&i| out.is_char_boundary(i)) {
+        assert_eq!(run(&[&out[..i], &out[i..]]), whole, "split at {i}");
+    }
 }

@@ -5,6 +5,8 @@
 //!   where it writes an array;
 //! - rule R17, arguments written as a JSON-encoded string (`"arguments": "{\"city\": \"Paris\"}"`):
 //!   a string that holds a JSON object becomes that object; any other string stays as written;
+//! - rule R19, Python syntax in a JSON call (`{'name': 'f', 'arguments': {'a': None}}`): read as
+//!   the JSON it stands for;
 //! - rule R18, a JSON call object (`{"name": …, "arguments": {…}}`) where the template writes
 //!   pythonic calls (`[get_weather(city="Paris")]`): read as a JSON call.
 
@@ -117,9 +119,21 @@ impl AutoParser {
         false
     }
 
-    /// The output ended (or the call broke) inside arguments held as a string: they go out as
-    /// written.
+    /// The output ended (or the call broke) while arguments are held as a string: whole ones are
+    /// decoded as at any flush (so the result does not depend on when the last flush happened),
+    /// cut-off ones go out as written.
     pub(super) fn release_string_arguments(&mut self) {
+        if self.call.args_string && self.call.data.args_complete {
+            self.hold_string_arguments();
+        }
         self.call.args_string = false;
+    }
+
+    /// A JSON call object or JSON arguments that were written with Python syntax (rule R19).
+    pub(super) fn python_syntax_departure(&mut self, python: bool) {
+        if python {
+            let at = self.call.start;
+            self.diag(at, "tool call written with Python syntax (single quotes, True / False / None): read as JSON (rule R19)");
+        }
     }
 }

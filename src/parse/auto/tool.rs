@@ -533,11 +533,13 @@ impl AutoParser {
             match value.feed(c, &mut self.call.data.args) {
                 Feed::More => self.call.data.args_seen = true,
                 Feed::Done => {
+                    self.python_syntax_departure(value.rewrote_python());
                     self.call.data.args_complete = true;
                     self.state = State::Tool(ToolStep::AfterArgs(Closing::ArgsEnd));
                     return Step::Adv(i + c.len_utf8());
                 }
                 Feed::EndedBefore => {
+                    self.python_syntax_departure(value.rewrote_python());
                     self.call.data.args_complete = true;
                     self.state = State::Tool(ToolStep::AfterArgs(Closing::ArgsEnd));
                     return Step::Adv(i);
@@ -565,6 +567,7 @@ impl AutoParser {
                     }
                 }
                 CallFeed::Done => {
+                    self.python_syntax_departure(json.python());
                     if let Some(key) = json.unknown_key() {
                         // Its value was skipped: say so, the model wrote it.
                         let message = format!("tool call member {:?} not understood; its value is ignored", key);
