@@ -1,5 +1,6 @@
-//! The long fuzz run: seeded random chunkings and mutations of every cases.jsonl input and the bench
-//! inputs, for every parser, until N chunked runs are done. Each text is parsed whole and in random
+//! The long fuzz run: seeded random chunkings and mutations of every cases.jsonl input, the bench
+//! inputs and the tool-call fallback's outputs (templates without a tool format, with tools), for
+//! every parser, until N chunked runs are done. Each text is parsed whole and in random
 //! chunkings (same message, deltas and error — no divergence), must not panic, and must pass the
 //! accounting check (no silently dropped text). Same checks as tests/fuzz_stream.rs and
 //! tests/accounting.rs, just many more of them:
@@ -36,6 +37,7 @@ fn main() {
     let mut templates = Templates::default();
     let mut subjects = case_subjects(&mut templates);
     subjects.extend(bench_subjects(&mut templates, &["1k", "2k"]));
+    subjects.extend(fallback_subjects(&mut templates));
     subjects.extend(departures::departure_subjects(&mut templates));
     let mut rng = Rng::new(seed);
     let t0 = Instant::now();

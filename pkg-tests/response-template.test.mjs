@@ -9,7 +9,7 @@ test('responseTemplate derives thinking, tool calls and content for a Qwen-style
   const d = responseTemplate(templateSource('Qwen3.5-4B.jinja'));
   const f = d.responseTemplate.fields;
   assert.equal(d.responseTemplate.start_anchor, '<|im_start|>assistant');
-  assert.deepEqual(f.thinking, { open: '<think>', close: '</think>' });
+  assert.deepEqual(f.thinking, { open: '<think>', close: '</think>', repeats: true, join: '' });
   assert.equal(f.tool_calls.content, 'xml-inline');
   assert.match(f.tool_calls.open_pattern, /\(\?P<name>/);
   assert.deepEqual(f.content, { repeats: true, join: '' });

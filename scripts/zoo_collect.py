@@ -146,7 +146,9 @@ for repo, p, nm in [('RkFeeder/LG-AI-Research', 'exaone_baseline/chat_template.j
                     ('pgadet-wq/granite-docling-258M', 'chat_template.jinja', 'granite-docling-258M')]:
     add(nm, show(repo, p), repo, p)
 # tokenizer_config.json `chat_template` (a string, or a list of named templates)
-for repo, p, nm in [('MiniMax-AI/MiniMax-M1', 'tokenizer_config.json', 'MiniMax-M1')]:
+for repo, p, nm in [('MiniMax-AI/MiniMax-M1', 'tokenizer_config.json', 'MiniMax-M1'),
+                    ('Tencent-Hunyuan/Hunyuan-A13B', 'models/tokenizer_config.json', 'Tencent-Hunyuan-A13B'),
+                    ('Tencent/Tencent-Hunyuan-Large', 'models/tokenizer_config.json', 'Tencent-Hunyuan-Large')]:
     ct = json.loads(show(repo, p))['chat_template']
     for e in ct if isinstance(ct, list) else [{'name': None, 'template': ct}]:
         add(nm + (f"-{e['name']}" if e['name'] else ''), e['template'], repo, p + '#chat_template' + (f"[{e['name']}]" if e['name'] else ''))
@@ -178,7 +180,7 @@ def family(name, t):
     n = name.lower()
     checks = [
         ('harmony', '<|channel|>' in t), ('kimi', '<|im_middle|>' in t or 'kimi' in n),
-        ('minimax', ']~b]' in t), ('hunyuan', 'hy_' in t), ('exaone', '[|assistant|]' in t or 'exaone' in n),
+        ('minimax', ']~b]' in t), ('hunyuan', 'hy_' in t or 'hunyuan' in n), ('exaone', '[|assistant|]' in t or 'exaone' in n),
         ('jamba', '<|bom|>' in t or 'jamba' in n), ('command-r', 'START_OF_TURN_TOKEN' in t),
         ('openchat', 'openchat' in n or 'starling' in n or 'GPT4 Correct' in t), ('solar', 'solar' in n), ('chatqa', 'chatqa' in n),
         ('idefics', 'idefics' in n), ('llava', 'llava' in n or 'moondream' in n), ('firefunction', 'firefunction' in n),

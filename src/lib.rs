@@ -33,7 +33,7 @@ mod wasm;
 
 pub use error::{Error, ErrorKind, Result};
 pub use formats::build_grammar;
-pub use session::{generation_prompt, parse_output, verify_template, ChatTemplate, PartStatus, StreamParser, Verified, VerifyReport, VerifyResult};
+pub use session::{generation_prompt, parse_output, request_prompt, verify_template, ChatTemplate, PartStatus, StreamParser, Verified, VerifyReport, VerifyResult};
 pub use template::{render_template, Caps, RenderOptions, Template, MAX_EXPRESSION_DEPTH};
 
 /// Crate version.

@@ -30,11 +30,12 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// A template by file name: the corpus' own, then the vendored conformance set.
+/// A template by file name: the corpus' own, then the vendored conformance set, then the zoo.
 fn template_source(name: &str) -> Result<String, String> {
     let candidates = [
         root().join("tests/fixtures/real-outputs/templates").join(name),
         root().join("tests/fixtures/conformance/templates").join(name),
+        root().join("tests/fixtures/zoo").join(name),
     ];
     candidates.iter().find_map(|p| std::fs::read_to_string(p).ok()).ok_or_else(|| format!("template {name} not found"))
 }

@@ -24,7 +24,8 @@ fn qwen_like() -> Analysis {
 fn tagged_calls_become_xml_inline_with_the_name_from_open_pattern() {
     let (rt, losses) = derive_response_template(&qwen_like());
     assert_eq!(rt["start_anchor"], "<|im_start|>assistant");
-    assert_eq!(rt["fields"]["thinking"], json!({ "open": "<think>", "close": "</think>" }));
+    // Every reasoning block, joined as our parser joins them.
+    assert_eq!(rt["fields"]["thinking"], json!({ "open": "<think>", "close": "</think>", "repeats": true, "join": "" }));
     let calls = &rt["fields"]["tool_calls"];
     assert_eq!(calls["open_pattern"], "<tool_call>\\s*<function=(?P<name>[\\w.\\-]+)>(?:\\n)?");
     assert_eq!(calls["close_pattern"], "</function>(?:\\s*</tool_call>)?");
@@ -36,6 +37,25 @@ fn tagged_calls_become_xml_inline_with_the_name_from_open_pattern() {
     // The JSON form round-trips through the spec types (transformers' key set).
     let spec = ResponseTemplate::from_value(&rt).expect("valid response_template");
     assert_eq!(spec.to_value(), rt);
+}
+
+#[test]
+fn end_of_turn_tokens_are_swallowed_and_markers_in_two_roles_written_once() {
+    let mut a = Analysis::default();
+    a.assistant_start = "<|begin|>assistant".into();
+    a.turn_end = vec!["<|end|>".into(), "<|tool_call:end|>".into()];
+    a.tools.format.mode = ToolFormat::TagWithJson;
+    a.tools.format.per_call_start = "<|tool_call:begin|>".into();
+    a.tools.format.per_call_end = "<|tool_call:end|>".into();
+    a.tools.call_id = CallIdAnalysis { pos: CallIdPosition::PreFuncName, prefix: "<|tool_call:begin|>".into(), suffix: "<|tool_call:name|>".into(), ..Default::default() };
+    a.tools.function.name_prefix = "<|tool_call:name|>".into();
+    a.tools.function.name_suffix = "\n<|tool_call:args|>".into();
+    let (rt, _) = derive_response_template(&a);
+    let calls = &rt["fields"]["tool_calls"];
+    // One `<|tool_call:begin|>` and one `<|tool_call:name|>`; any whitespace before the arguments marker.
+    assert_eq!(calls["open_pattern"], "<\\|tool_call:begin\\|>\\s*(?P<id>.+?)<\\|tool_call:name\\|>\\s*(?P<name>[\\w.\\-]+)\\s*<\\|tool_call:args\\|>");
+    // `<|end|>` (not part of another marker) is dropped as our parser drops it (rule R7).
+    assert_eq!(rt["fields"]["end_of_turn"], json!({ "open": "<|end|>", "close_pattern": "" }));
 }
 
 #[test]

@@ -54,6 +54,19 @@ fn long_plus_chain() {
     assert_eq!(on_small_stack(src, json!({})), Some(ErrorKind::Limit));
 }
 
+/// Operators rewritten into calls (Python's `Markup + str`, `%`) nest a bracket level per call: chains
+/// stay within the stack, a long one keeping minijinja's operators.
+#[test]
+fn rewritten_operator_chains() {
+    for n in [15, 16, 17, 180] {
+        for piece in [" + 'b'", " ~ 'b'", " % 1"] {
+            let src = format!("{{{{ ('a'|safe){} }}}}", piece.repeat(n));
+            let r = on_small_stack(src, json!({}));
+            assert!(r.is_none() || r == Some(ErrorKind::Render), "{n} {piece}: {r:?}");
+        }
+    }
+}
+
 #[test]
 fn long_attribute_and_call_chains() {
     for piece in [".a", "[0]", "()", " ~ 'x'", " and x", " == 1", "|default(1)"] {

@@ -4,10 +4,10 @@
 //! difference when unwrapped), and text vs reasoning with empty content (what remains around the
 //! text once reasoning markers are cut off).
 
-use super::diff::trim_ws;
+use super::diff::{calculate_diff_split, segmentize_markers, trim_ws, SegmentKind};
 use super::pattern::{get, lit, opt, seq, tag, P};
 use super::probe::*;
-use super::types::{ContentAnalysis, ContentMode, ReasoningAnalysis, ReasoningMode};
+use super::types::{Analysis, ContentAnalysis, ContentMode, ReasoningAnalysis, ReasoningMode};
 use serde_json::json;
 
 pub fn analyze(pr: &mut Prober, reasoning: &ReasoningAnalysis) -> ContentAnalysis {
@@ -59,4 +59,53 @@ pub fn analyze(pr: &mut Prober, reasoning: &ReasoningAnalysis) -> ContentAnalysi
         c.mode = ContentMode::AlwaysWrapped;
     }
     c
+}
+
+/// C2, when C1 found no wrapper: the reply as the template frames it, read from a user turn vs the
+/// same plus the reply (every other probe shares the assistant header, so C1 cannot see what sits
+/// in it). A wrapper is a pair of markers glued to both ends of the reply text, where the header
+/// before the text is all markers from the turn opener the user's header starts with, and the
+/// opening one is not in the user's header:
+/// `<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>TEXT<|END_OF_TURN_TOKEN|>` frames the text with
+/// `<|CHATBOT_TOKEN|>`…`<|END_OF_TURN_TOKEN|>`, `…<|CHATBOT_TOKEN|><|START_RESPONSE|>TEXT<|END_RESPONSE|>`
+/// with the response markers. A header with a role name (`<|im_start|>assistant\n`), a lone role
+/// token (`<｜Assistant｜>TEXT`), one every role shares (`<|end_of_role|>TEXT`) or a previous turn's end
+/// (`<|end|><|assistant|>TEXT`) opens a turn, not the content.
+pub fn wrapper_around_reply(pr: &mut Prober, a: &mut Analysis) {
+    if a.content.mode != ContentMode::Plain {
+        return;
+    }
+    if let Some((start, end)) = reply_frame(pr, &a.user_start) {
+        pr.diagnostics.push(format!("content: the reply is framed by {start}…{end} inside the assistant turn; read as a content wrapper"));
+        a.content.mode = ContentMode::AlwaysWrapped;
+        a.preserve_tokens(&[&start, &end]);
+        // As roles.rs does for a wrapper C1 found: the wrapper's end is no turn end.
+        a.turn_end.retain(|m| *m != end);
+        a.content.start = start;
+        a.content.end = end;
+    }
+}
+
+fn reply_frame(pr: &mut Prober, user_start: &str) -> Option<(String, String)> {
+    let turn_opener = segmentize_markers(user_start).into_iter().next().filter(|s| s.kind == SegmentKind::Marker)?.value;
+    let a = Params::new(vec![user(USER_MSG)]);
+    let mut b = a.clone();
+    b.messages.push(assistant_text(ASSISTANT_MSG));
+    let (ra, rb) = (pr.render(&a).ok()?, pr.render(&b).ok()?);
+    // The reply's turn as the second render adds it (its opener may fall in the shared prefix).
+    let block = calculate_diff_split(&ra, &rb).right;
+    let at = rb.rfind(ASSISTANT_MSG)?;
+    let in_block = block.find(ASSISTANT_MSG)?;
+    let head = segmentize_markers(&rb[..at]);
+    let open = head.last().filter(|s| s.kind == SegmentKind::Marker)?;
+    if !block[..in_block].ends_with(&open.value) || user_start.contains(&open.value) {
+        return None;
+    }
+    // The markers before it, back to the turn opener, with no text between.
+    let header = head.iter().rev().skip(1).take_while(|s| s.kind == SegmentKind::Marker);
+    if !header.into_iter().any(|s| s.value == turn_opener) {
+        return None;
+    }
+    let close = segmentize_markers(&rb[at + ASSISTANT_MSG.len()..]).into_iter().next().filter(|s| s.kind == SegmentKind::Marker)?;
+    Some((open.value.clone(), close.value))
 }

@@ -1,6 +1,6 @@
 //! Phase 3b — literal arguments: calls written as `f(a='x', n=1)` (Python) or
-//! `f{a:<|"|>x<|"|>,n:1}` (key/value with a string delimiter token), where every value delimits
-//! itself instead of sitting between value markers.
+//! `f{a:<|"|>x<|"|>,n:1}` / `f{a:<escape>x<escape>}` (key/value with a string delimiter token),
+//! where every value delimits itself instead of sitting between value markers.
 //!
 //! Found by two differences: a string argument vs a number (`'XXXX'` vs `12345`: the string is
 //! wrapped in a delimiter and the number is bare, both after the same key/value separator), and the
@@ -11,7 +11,7 @@
 //!
 //! Runs after every other comparison so that the recorded diffs keep llama.cpp's order.
 
-use super::diff::{trim_leading_ws, trim_ws};
+use super::diff::{segmentize_markers, trim_leading_ws, trim_ws, SegmentKind};
 use super::pattern::{get, seq, tag, P};
 use super::probe::*;
 use super::types::{ArgumentsAnalysis, FunctionAnalysis, ToolFormat, ToolsAnalysis};
@@ -88,7 +88,10 @@ fn value_syntax(pr: &mut Prober) -> Option<(String, String)> {
     let delim = rest.get(..x)?;
     let closed = rest.get(x + 4..)?.starts_with(delim);
     let short = kv.len() <= 4 && delim.len() <= 8;
-    (closed && short && !trim_ws(kv).is_empty() && !delim.is_empty() && punctuation(kv) && punctuation(delim))
+    // A delimiter is punctuation (`'`, `<|"|>`) or one marker token (`<escape>`).
+    let one_marker = matches!(segmentize_markers(delim).as_slice(), [s] if s.kind == SegmentKind::Marker);
+    let delim_ok = punctuation(delim) || one_marker;
+    (closed && short && !trim_ws(kv).is_empty() && !delim.is_empty() && punctuation(kv) && delim_ok)
         .then(|| (kv.to_string(), delim.to_string()))
 }
 

@@ -2,13 +2,20 @@
 //! outputs, and read off how its model writes reasoning, content and tool calls.
 //!
 //! Entry point: [`analyze_template`]. Phases: reasoning (R1–R3, `reasoning.rs`), content (C1,
-//! `content.rs`), tools (T1–T2 `tools.rs`, T3–T7 `tool_markers.rs`), role markers (`roles.rs`),
-//! then the preserved-token union and the source-keyed [`workarounds`]. Every comparison is kept
-//! in `Analysis.diffs`.
+//! `content.rs`), tools (T1–T2 `tools.rs`, T3–T7 `tool_markers.rs`, T8 `call_layout.rs`), role
+//! markers (`roles.rs`), then the preserved-token union and the late phases that read what the
+//! common probes cannot: a content wrapper inside the assistant header (C2, `content.rs`),
+//! reasoning tags no render shows (R4–R5, `unrendered_reasoning.rs`); then the source-keyed
+//! [`workarounds`] and, for a template without a tool format, the tool-call markers its source
+//! names ([`fallback`]). Every comparison of the llama.cpp-compatible phases is kept in
+//! `Analysis.diffs` (checked in order against llama.cpp's record); T8, C2 and R4–R5 render their
+//! own probes without recording them, and say in `diagnostics` when they change the analysis.
 
+mod call_layout;
 mod content;
 mod diff;
 mod detect;
+mod fallback;
 mod literal_args;
 mod pattern;
 mod probe;
@@ -18,10 +25,12 @@ mod tool_markers;
 mod tool_turns;
 mod tools;
 mod types;
+mod unrendered_reasoning;
 mod workarounds;
 
 pub use diff::{after_common_suffix, calculate_diff_split, common_prefix_len, common_suffix_len, segmentize_markers, until_common_prefix, DiffSplit, Segment, SegmentKind};
 pub use detect::detect_handler;
+pub use fallback::{fallback_formats, fallback_grammar_applies, CallBody, FallbackFormat, FallbackMarker};
 pub use types::*;
 
 use crate::template::Caps;
@@ -47,10 +56,12 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
     };
     let mut content = content;
     content.requires_nonnull_content = pr.requires_nonnull_content;
-    let (assistant_start, turn_end) = roles::assistant_start(&mut pr, &reasoning, &content);
-    let user_start = roles::user_start(&mut pr);
+    let (assistant_start, turn_end, reply_end) = roles::assistant_start(&mut pr, &reasoning, &content);
+    let user_start = roles::user_start(&mut pr, &reply_end);
+    tools::drop_reply_end(&mut tools, &reply_end);
     if caps.supports_tool_calls {
         literal_args::analyze(&mut pr, &mut tools, caps.supports_parallel_tool_calls);
+        call_layout::refine(&mut pr, &mut tools);
     }
     let mut a = Analysis {
         handler: detect::detect_handler(t.source()),
@@ -64,6 +75,9 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
         ..Default::default()
     };
     a.preserved_tokens = collect_preserved_tokens(&a);
+    // Late phases add their tokens after the union.
+    content::wrapper_around_reply(&mut pr, &mut a);
+    unrendered_reasoning::analyze(&mut pr, &mut a);
     if caps.supports_tool_calls {
         let known: Vec<String> = a.preserved_tokens.iter().chain(&a.turn_end).cloned().collect();
         for m in tool_turns::call_turn_end(&mut pr, &known, &[&a.user_start, &a.assistant_start]) {
@@ -73,6 +87,11 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
         a.tool_result_markers = tool_turns::tool_result_markers(&mut pr, &known);
     }
     a.workarounds = workarounds::apply(t.source(), &mut a);
+    if a.tools.format.mode == ToolFormat::None && a.handler == Handler::Autoparser {
+        // No rendered tool calls: the parser falls back on markers the source names (rule R13).
+        // (Their tokens are preserved by the format, with the grammar built on them.)
+        a.tools.fallback_markers = fallback::mine_markers(t.source());
+    }
     a.analysis_complete = !pr.incomplete;
     a.diffs = pr.diffs;
     a.diagnostics = pr.diagnostics;

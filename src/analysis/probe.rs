@@ -29,12 +29,14 @@ pub struct Params {
     pub tools: Option<Value>,
     pub add_generation_prompt: bool,
     pub enable_thinking: bool,
+    /// Further variables set for this probe (another name of the thinking switch).
+    pub switches: Vec<(String, Value)>,
 }
 
 impl Params {
     /// A conversation without tools, no generation prompt, thinking enabled.
     pub fn new(messages: Vec<Value>) -> Self {
-        Params { messages, tools: None, add_generation_prompt: false, enable_thinking: true }
+        Params { messages, tools: None, add_generation_prompt: false, enable_thinking: true, switches: Vec::new() }
     }
 
     /// The same with the two probe tools defined.
@@ -50,6 +52,9 @@ impl Params {
         }
         ctx.insert("add_generation_prompt".into(), self.add_generation_prompt.into());
         ctx.insert("enable_thinking".into(), self.enable_thinking.into());
+        for (k, v) in &self.switches {
+            ctx.insert(k.clone(), v.clone());
+        }
         // Probes render without special tokens, so they never show up as markers.
         ctx.insert("bos_token".into(), "".into());
         ctx.insert("eos_token".into(), "".into());

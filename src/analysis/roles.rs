@@ -8,23 +8,27 @@ use super::types::{ContentAnalysis, ReasoningAnalysis};
 /// reasoning or content markers the template inserts there (unless that would leave nothing: a
 /// template may open reasoning with the turn marker itself).
 /// Also returns the end-of-turn markers: the special-token-like markers after the reply text in the
-/// same block (`<|im_end|>`, `<|END_OF_TURN_TOKEN|>`), minus the content wrapper's end marker.
-pub fn assistant_start(pr: &mut Prober, reasoning: &ReasoningAnalysis, content: &ContentAnalysis) -> (String, Vec<String>) {
+/// same block (`<|im_end|>`, `<|END_OF_TURN_TOKEN|>`), minus the content wrapper's end marker; and
+/// the first marker after the reply whatever its name (`<SPECIAL_12>`), which ends the reply's turn.
+pub fn assistant_start(pr: &mut Prober, reasoning: &ReasoningAnalysis, content: &ContentAnalysis) -> (String, Vec<String>, String) {
     let a = Params::new(vec![user(USER_MSG)]);
     let Some(cmp) = pr.compare("detect_assistant_start_marker", "assistant reply appended", &a, |p| {
         p.messages = vec![user(USER_MSG), assistant_text(ASSISTANT_MSG)];
     }) else {
-        return (String::new(), Vec::new());
+        return (String::new(), Vec::new(), String::new());
     };
     let block = &cmp.diff.right;
-    let turn_end = block.find(ASSISTANT_MSG).map_or_else(Vec::new, |p| turn_end_markers(&block[p + ASSISTANT_MSG.len()..], content));
+    let after = block.find(ASSISTANT_MSG).map(|p| &block[p + ASSISTANT_MSG.len()..]);
+    let turn_end = after.map_or_else(Vec::new, |a| turn_end_markers(a, content));
+    let reply_end = after.and_then(|a| segmentize_markers(a).into_iter().find(|s| !trim_ws(&s.value).is_empty()));
+    let reply_end = reply_end.filter(|s| s.kind == SegmentKind::Marker).map(|s| s.value).unwrap_or_default();
     let mut start = block.find(ASSISTANT_MSG).map(|p| &block[..p]).unwrap_or(block);
     let from_prefix;
     if trim_ws(start).is_empty() {
         // The template prints the assistant header after every user turn (generation prompt or
         // not): it is in the common prefix, after the user text.
         let prefix = &cmp.diff.prefix;
-        from_prefix = prefix.rfind(USER_MSG).map(|p| turn_start(&prefix[p + USER_MSG.len()..])).unwrap_or_default();
+        from_prefix = prefix.rfind(USER_MSG).map(|p| turn_start(&prefix[p + USER_MSG.len()..], "")).unwrap_or_default();
         start = &from_prefix;
     }
     for tag in [&reasoning.start, &reasoning.end, &content.start] {
@@ -35,7 +39,7 @@ pub fn assistant_start(pr: &mut Prober, reasoning: &ReasoningAnalysis, content: 
             }
         }
     }
-    (trim_ws(start).to_string(), turn_end)
+    (trim_ws(start).to_string(), turn_end, reply_end)
 }
 
 /// The `<|…|>`-style markers of the text after the reply, before any prose, that name an end (not
@@ -64,13 +68,14 @@ fn turn_end_markers(after: &str, content: &ContentAnalysis) -> Vec<String> {
 
 /// No messages vs one user message (or, for templates that refuse an empty conversation, a
 /// finished exchange vs the same plus a user message): the markers before the user text, skipping
-/// leading end-of-turn markers of the previous turn.
-pub fn user_start(pr: &mut Prober) -> String {
+/// leading end-of-turn markers of the previous turn (`reply_end`: the marker that ends an assistant
+/// reply, whatever its name).
+pub fn user_start(pr: &mut Prober, reply_end: &str) -> String {
     let a = Params::new(vec![]);
     let first = pr.compare("detect_user_start_marker", "user message added to an empty conversation", &a, |p| {
         p.messages = vec![user(USER_MSG)];
     });
-    let first = first.map(|c| user_start_from(&c.diff.right));
+    let first = first.map(|c| user_start_from(&c.diff.right, reply_end));
     // A system prompt printed only once there is a message shows up as prose before the marker;
     // then the start of a second user turn is the better witness.
     if first.as_ref().is_some_and(|s| !has_prose(s)) {
@@ -80,7 +85,7 @@ pub fn user_start(pr: &mut Prober) -> String {
     let second = pr.compare("detect_user_start_marker", "user message appended after an exchange", &a, |p| {
         p.messages.push(user(USER_MSG));
     });
-    match (first, second.map(|c| user_start_from(&c.diff.right))) {
+    match (first, second.map(|c| user_start_from(&c.diff.right, reply_end))) {
         (Some(f), Some(s)) if !s.is_empty() && f.ends_with(&s) => s,
         (Some(f), _) => f,
         (None, s) => s.unwrap_or_default(),
@@ -93,24 +98,28 @@ fn has_prose(s: &str) -> bool {
 }
 
 /// The markers before the user text in the rendered user block.
-fn user_start_from(block: &str) -> String {
+fn user_start_from(block: &str, reply_end: &str) -> String {
     let mut block = block;
     if let Some(p) = block.find(ASSISTANT_MSG) {
         block = &block[p + ASSISTANT_MSG.len()..];
     }
-    turn_start(block.find(USER_MSG).map(|p| &block[..p]).unwrap_or(block))
+    turn_start(block.find(USER_MSG).map(|p| &block[..p]).unwrap_or(block), reply_end)
 }
 
 /// The markers of `candidate` from the first one that does not look like the end of the previous
-/// turn (a closing tag `</…>` / `[/…]`, or `end`, `close`, `eot`, `eos` in its name).
-fn turn_start(candidate: &str) -> String {
+/// turn (a closing tag `</…>` / `[/…]`, `end`, `close`, `eot`, `eos` in its name, or the marker that
+/// ends an assistant reply).
+fn turn_start(candidate: &str, reply_end: &str) -> String {
     let mut out = String::new();
     let mut seen_marker = false;
     for seg in segmentize_markers(candidate) {
         let is_marker = seg.kind == SegmentKind::Marker;
         let lower = seg.value.to_ascii_lowercase();
         // Before the first kept marker, skip what looks like the end of the previous turn.
-        let closes = lower.starts_with("</") || lower.starts_with("[/") || ["end", "close", "eot", "eos"].iter().any(|w| lower.contains(w));
+        let closes = lower.starts_with("</")
+            || lower.starts_with("[/")
+            || ["end", "close", "eot", "eos"].iter().any(|w| lower.contains(w))
+            || (!reply_end.is_empty() && trim_ws(&seg.value) == reply_end);
         if !seen_marker && is_marker && closes {
             continue;
         }

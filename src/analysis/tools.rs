@@ -13,6 +13,14 @@ pub fn analyze(pr: &mut Prober, reasoning: &ReasoningAnalysis, parallel: bool) -
     let mut t = ToolsAnalysis::default();
     analyze_tool_calls(pr, &mut t, reasoning, parallel);
     let mode = t.format.mode;
+    if mode == ToolFormat::JsonNative {
+        // Bare call objects (no marker before them) are recognised by their JSON shape alone, so
+        // the OpenAI shape of a call, `{"type": "function", "function": {…}}`, starts one as well
+        // (the parser accepts that wrapper in every JSON format, with a diagnostic).
+        let f = &mut t.format;
+        f.openai_wrapper_trigger =
+            f.section_start.trim().is_empty() && f.per_call_start.trim().is_empty() && !f.fun_name_is_key && !f.tools_array_wrapped;
+    }
     if mode != ToolFormat::None && mode != ToolFormat::JsonNative {
         if parallel {
             check_per_call_markers(pr, &mut t);
@@ -32,6 +40,19 @@ pub fn analyze(pr: &mut Prober, reasoning: &ReasoningAnalysis, parallel: bool) -
         }
     }
     t
+}
+
+/// A section or call end glued to the marker that ends the reply (`</TOOLCALL><SPECIAL_12>`) ends
+/// before it: that marker closes every assistant turn, calls or not.
+pub fn drop_reply_end(t: &mut ToolsAnalysis, reply_end: &str) {
+    if reply_end.is_empty() {
+        return;
+    }
+    for end in [&mut t.format.section_end, &mut t.format.per_call_end] {
+        if let Some(rest) = end.strip_suffix(reply_end).map(trim_ws).filter(|r| !r.is_empty()) {
+            *end = rest.to_string();
+        }
+    }
 }
 
 fn one_call_params() -> Params {

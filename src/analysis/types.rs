@@ -191,6 +191,10 @@ pub struct ToolsAnalysis {
     pub function: FunctionAnalysis,
     pub arguments: ArgumentsAnalysis,
     pub call_id: CallIdAnalysis,
+    /// With no tool format (`format.mode` NONE): tool-call markers mined from the template source,
+    /// read by the parser's fallback (see `analysis::fallback`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fallback_markers: Vec<super::fallback::FallbackMarker>,
 }
 
 /// One comparison the analyzer made: what variant B changed and the split of the two renders.
@@ -261,4 +265,15 @@ pub struct Analysis {
     pub workarounds: Vec<String>,
     /// Problems met during analysis.
     pub diagnostics: Vec<String>,
+}
+
+impl Analysis {
+    /// Append tokens to `preserved_tokens` that are not there yet (late phases add theirs last).
+    pub(crate) fn preserve_tokens(&mut self, tokens: &[&str]) {
+        for t in tokens {
+            if !self.preserved_tokens.iter().any(|x| x == t) {
+                self.preserved_tokens.push(t.to_string());
+            }
+        }
+    }
 }

@@ -2,7 +2,7 @@
 //! Its parser is the analysis-driven machine (`parse::auto`), its grammar [`super::auto_grammar`].
 
 use super::{auto_grammar, prefilled, Format};
-use crate::analysis::{Analysis, ReasoningMode, ToolFormat};
+use crate::analysis::{fallback_formats, fallback_grammar_applies, Analysis, ReasoningMode, ToolFormat};
 use crate::api::{Delta, RequestOptions};
 use crate::gbnf::{token_units, Expr, Shape, Tool, ToolGrammar};
 use crate::parse::auto::AutoParser;
@@ -46,17 +46,38 @@ impl Format for Auto {
         g.reasoning_block(self.reasoning_markers(a).filter(|_| thinking))
     }
 
+    /// Without a tool format, the fallback's grammar format ([`fallback_grammar`]).
     fn tool_calls(&self, g: &mut ToolGrammar, a: &Analysis, tools: &[Tool]) -> Result<Option<Shape>> {
         if a.tools.format.mode == ToolFormat::None {
-            return Ok(None);
+            let Some(with) = fallback_grammar(a) else { return Ok(None) };
+            return auto_grammar::shape(g, &with, tools).map(Some);
         }
         auto_grammar::shape(g, a, tools).map(Some)
     }
 
-    /// The analysis' markers, as the special tokens they are made of.
+    /// The analysis' markers, as the special tokens they are made of (with the fallback's grammar
+    /// format's, when that is the format).
     fn preserved_tokens(&self, a: &Analysis) -> Vec<String> {
-        a.preserved_tokens.iter().flat_map(|m| token_units(m)).collect()
+        let mut out: Vec<String> = a.preserved_tokens.iter().flat_map(|m| token_units(m)).collect();
+        if let Some(f) = fallback_grammar(a).filter(|_| a.tools.format.mode == ToolFormat::None) {
+            let fmt = &f.tools.format;
+            for m in [&fmt.section_start, &fmt.section_end, &fmt.per_call_start, &fmt.per_call_end] {
+                out.extend(token_units(m).into_iter().filter(|t| t.len() > 1));
+            }
+        }
+        out
     }
+}
+
+/// The format a grammar constrains calls to when the template has no tool format: the fallback's
+/// first (see `analysis::fallback_formats`) — the markers the template source names, else the first
+/// convention — where `analysis::fallback_grammar_applies`.
+fn fallback_grammar(a: &Analysis) -> Option<Analysis> {
+    if !fallback_grammar_applies(a) {
+        return None;
+    }
+    let first = fallback_formats(a).into_iter().next()?;
+    Some(Analysis { tools: first.tools, reasoning: a.reasoning.clone(), content: a.content.clone(), ..Analysis::default() })
 }
 
 /// The part of `generation_prompt` the parser consumes before the model output: from the reasoning

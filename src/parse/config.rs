@@ -5,9 +5,10 @@
 //! [`Marker`]s and tool schemas reduced to what parsing needs (is this argument a string?).
 
 use super::marker::Marker;
-use crate::analysis::{Analysis, CallIdPosition, ContentMode, ReasoningMode, ToolFormat};
+use crate::analysis::{fallback_formats, Analysis, CallIdPosition, ContentMode, ReasoningMode, ToolFormat};
 use crate::api::{ReasoningFormat, RequestOptions, ToolChoice};
 use serde_json::Value;
+use std::rc::Rc;
 
 /// One tool the model may call.
 #[derive(Debug, Clone)]
@@ -38,6 +39,9 @@ pub struct JsonLayout {
     pub args_key: String,
     /// Key of a nested object holding name and arguments (`"function"`).
     pub nest_key: String,
+    /// The format itself nests name and arguments in that object (otherwise a nested object is
+    /// the OpenAI wrapper, accepted with a diagnostic).
+    pub nested: bool,
     pub id_keys: Vec<String>,
     /// `{"get_weather": {...}}`: the function name is the key.
     pub fun_name_is_key: bool,
@@ -113,6 +117,44 @@ pub struct ParserConfig {
     /// Tool-result wrapper markers the model may write in content (dropped, text kept, rule R15);
     /// none that is also one of the markers above.
     pub tool_result: Vec<Marker>,
+    /// For a tool format of the fallback (see [`fallback_configs`]): the convention, named in the
+    /// diagnostic every call read this way adds.
+    pub fallback_rule: Option<String>,
+}
+
+/// One tool format the fallback tries: the whole configuration with it as the tool format, and
+/// whether its calls only start at the start of a line.
+#[derive(Debug, Clone)]
+pub struct FallbackConfig {
+    pub cfg: Rc<ParserConfig>,
+    pub line_start: bool,
+}
+
+/// The fallback for a request with tools whose template has no tool format (rule R13): the
+/// formats of `analysis::fallback_formats` (markers the template source names, then the common
+/// conventions), each as a configuration that differs from the base one only in its tools. Empty
+/// when the template has a tool format, the request has no tools, or a response schema applies.
+pub fn fallback_configs(analysis: &Analysis, options: &RequestOptions) -> Vec<FallbackConfig> {
+    let has_schema = options.json_schema.as_ref().is_some_and(|s| s.as_object().is_some_and(|o| !o.is_empty()));
+    if options.tools.is_empty() || options.tool_choice == ToolChoice::None || has_schema || analysis.tools.format.mode != ToolFormat::None {
+        return Vec::new();
+    }
+    fallback_formats(analysis)
+        .into_iter()
+        .map(|f| {
+            // Only what `ParserConfig::new` reads: the text side as analysed, the fallback's tools.
+            let a = Analysis {
+                reasoning: analysis.reasoning.clone(),
+                content: analysis.content.clone(),
+                turn_end: analysis.turn_end.clone(),
+                tools: f.tools,
+                ..Analysis::default()
+            };
+            let mut cfg = ParserConfig::new(&a, options);
+            cfg.fallback_rule = Some(f.rule);
+            FallbackConfig { cfg: Rc::new(cfg), line_start: f.line_start }
+        })
+        .collect()
 }
 
 impl ParserConfig {
@@ -149,7 +191,7 @@ impl ParserConfig {
             None
         };
         let reasoning_ends_at_call = r.mode == ReasoningMode::ToolsOnly;
-        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, turn_end: Vec::new(), tool_result: Vec::new() };
+        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, turn_end: Vec::new(), tool_result: Vec::new(), fallback_rule: None };
         let taken: Vec<String> = {
             let text = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s.core.clone(), e.core.clone()]);
             let tools = cfg.tools.iter().flat_map(|t| {
@@ -178,6 +220,7 @@ fn tool_config(analysis: &Analysis, tools: &[Value]) -> ToolConfig {
     let json = JsonLayout {
         name_key: last_segment(&f.name_field, "name"),
         args_key: last_segment(&f.args_field, "arguments"),
+        nested: nest.is_some(),
         nest_key: nest.map(str::to_string).unwrap_or_else(|| if f.function_field.is_empty() { "function".into() } else { f.function_field.clone() }),
         id_keys: [&f.id_field, &f.gen_id_field].into_iter().filter(|k| !k.is_empty()).map(|k| last_segment(k, "id")).collect(),
         fun_name_is_key: f.fun_name_is_key,

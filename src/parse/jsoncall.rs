@@ -85,6 +85,9 @@ pub struct JsonCall {
     unknown_key: Option<String>,
     /// Python syntax in the object (single quotes, `True` / `None`), rewritten to JSON.
     python: bool,
+    /// Departures from the format's canonical call object that were accepted (OpenAI wrapper,
+    /// `parameters` for `arguments`), for their diagnostics.
+    leniencies: Vec<String>,
 }
 
 /// Keys a call object may carry that hold nothing the message needs.
@@ -99,6 +102,11 @@ impl JsonCall {
     /// Whether the object was written with Python syntax (single quotes, `True` / `None`).
     pub fn python(&self) -> bool {
         self.python || self.value.rewrote_python()
+    }
+
+    /// The departures from the canonical call object this call was read with, described.
+    pub fn leniencies(&self) -> &[String] {
+        &self.leniencies
     }
 
     /// Feed one character.
@@ -302,7 +310,7 @@ impl JsonCall {
         CallFeed::More
     }
 
-    fn target_for_key(&self, cfg: &ToolConfig, data: &mut CallData) -> Target {
+    fn target_for_key(&mut self, cfg: &ToolConfig, data: &mut CallData) -> Target {
         let layout = &cfg.json;
         let key = self.field.as_str();
         let level = self.levels.last().copied().unwrap_or(Level::Call);
@@ -315,11 +323,20 @@ impl JsonCall {
         }
         if key == layout.args_key && !data.args_seen {
             Target::Args
+        } else if !data.args_seen && !layout.args_direct && args_alias(key, &layout.args_key) {
+            // `parameters` where the format writes `arguments`, or the reverse: both name the
+            // arguments in the call objects models write.
+            self.leniencies.push(format!("arguments under {key:?} instead of {:?} accepted", layout.args_key));
+            Target::Args
         } else if layout.id_keys.iter().any(|k| k == key) {
             Target::Id
         } else if level != Level::FunInner && key == layout.name_key && data.tool.is_none() {
             Target::Name
         } else if level == Level::Call && (key == layout.nest_key || key == "function") {
+            if !layout.nested {
+                // `{"type": "function", "function": {"name": …, "arguments": …}}`.
+                self.leniencies.push("OpenAI `{\"type\": \"function\", \"function\": {…}}` wrapper accepted".to_string());
+            }
             Target::Nest
         } else {
             Target::Skip
@@ -342,4 +359,9 @@ impl JsonCall {
         }
         CallFeed::Done
     }
+}
+
+/// Whether `key` is the other common name of the arguments member.
+fn args_alias(key: &str, args_key: &str) -> bool {
+    matches!((key, args_key), ("parameters", "arguments") | ("arguments", "parameters"))
 }

@@ -1,9 +1,9 @@
 //! Content parsers (`text` `int` `float` `bool` `json` `xml-inline` `kv-lines`), `transform`, and
 //! the schema typing of tool-call arguments (`tools=`), with transformers 5.23's semantics.
 
-use super::pattern::translate;
+use super::pattern::{pikevm, translate};
 use crate::{Error, ErrorKind, Result};
-use regex_automata::meta;
+use regex_automata::nfa::thompson::pikevm::PikeVM;
 use serde_json::{Map, Number, Value};
 
 fn bad(msg: String) -> Error {
@@ -150,20 +150,17 @@ fn sub_parse(raw: &str, value_parser: Option<&Value>) -> Result<Value> {
 }
 
 /// A compiled `tag_pattern` (checked when the template loads).
-pub fn compile_tag_pattern(scope: &str, p: &str) -> Result<meta::Regex> {
+pub fn compile_tag_pattern(scope: &str, p: &str) -> Result<PikeVM> {
     let rust = translate(p).map_err(|e| Error::new(ErrorKind::InvalidInput, format!("{scope}: tag_pattern {p:?}: {e}")))?;
-    meta::Builder::new()
-        .syntax(regex_automata::util::syntax::Config::new().dot_matches_new_line(true).unicode(true))
-        .build(&rust)
-        .map_err(|e| Error::new(ErrorKind::InvalidInput, format!("{scope}: invalid tag_pattern {p:?}: {e}")))
+    pikevm(&rust).map_err(|e| Error::new(ErrorKind::InvalidInput, format!("{scope}: invalid tag_pattern {p:?}: {e}")))
 }
 
 thread_local! {
     /// Compiled tag patterns by source (a template's few patterns are compiled once per thread).
-    static TAG_PATTERNS: std::cell::RefCell<std::collections::HashMap<String, std::rc::Rc<meta::Regex>>> = Default::default();
+    static TAG_PATTERNS: std::cell::RefCell<std::collections::HashMap<String, std::rc::Rc<PikeVM>>> = Default::default();
 }
 
-fn tag_regex(pattern: &str) -> Result<std::rc::Rc<meta::Regex>> {
+fn tag_regex(pattern: &str) -> Result<std::rc::Rc<PikeVM>> {
     if let Some(re) = TAG_PATTERNS.with(|m| m.borrow().get(pattern).cloned()) {
         return Ok(re);
     }
@@ -186,7 +183,7 @@ fn xml_inline(text: &str, args: &Map<String, Value>) -> Result<Value> {
     let merge = args.get("merge_duplicates").and_then(Value::as_bool).unwrap_or(false);
     let value_parser = args.get("value_parser");
     let mut out = Map::new();
-    for caps in re.captures_iter(text) {
+    for caps in re.captures_iter(&mut re.create_cache(), text) {
         let Some(key) = caps.get_group_by_name("key") else {
             return Err(bad(format!("xml-inline: tag_pattern must have a named group 'key'. Pattern: {pattern}")));
         };

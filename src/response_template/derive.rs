@@ -7,7 +7,7 @@
 //! produced. Patterns stay inside the subset our own interpreter runs (no look-around).
 
 use super::spec::{Field, Literals, ResponseTemplate};
-use crate::analysis::{Analysis, CallIdPosition, ContentMode, Handler, ReasoningMode, ToolFormat};
+use crate::analysis::{fallback_formats, fallback_grammar_applies, Analysis, CallIdPosition, ContentMode, Handler, ReasoningMode, ToolFormat};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
@@ -31,11 +31,14 @@ pub struct DeriveOptions {
     /// The `start_anchor` to use instead of the analysis' assistant-turn marker (see
     /// [`super::response_template_for`], which checks the marker against a rendered prompt).
     pub start_anchor: Option<String>,
+    /// The generation prompt may close reasoning it never opened (`<assistant>\n</think>`, thinking
+    /// off): the anchor takes that closer along (a `start_anchor_pattern`), as our parser's prefill does.
+    pub prompt_closes_reasoning: bool,
 }
 
 impl Default for DeriveOptions {
     fn default() -> Self {
-        DeriveOptions { reasoning_field: "thinking".into(), start_anchor: None }
+        DeriveOptions { reasoning_field: "thinking".into(), start_anchor: None, prompt_closes_reasoning: false }
     }
 }
 
@@ -52,6 +55,20 @@ pub fn derive_response_template_with(analysis: &Analysis, options: &DeriveOption
 
 /// The derived template as spec types.
 pub fn derive_spec(analysis: &Analysis, options: &DeriveOptions) -> (ResponseTemplate, Vec<Loss>) {
+    // No tool format: the tools are those of the parser's fallback where it has a grammar (its first
+    // format, the template's named markers or the first convention).
+    let with_fallback;
+    let fallback = (analysis.tools.format.mode == ToolFormat::None && fallback_grammar_applies(analysis))
+        .then(|| fallback_formats(analysis).into_iter().next())
+        .flatten();
+    let fallback_rule = fallback.as_ref().map(|f| f.rule.clone());
+    let analysis = match fallback {
+        Some(f) => {
+            with_fallback = Analysis { tools: f.tools, ..analysis.clone() };
+            &with_fallback
+        }
+        None => analysis,
+    };
     let anchor = match (&options.start_anchor, analysis.handler) {
         (Some(a), _) => a.trim().to_string(),
         (None, Handler::GptOss) => "<|start|>assistant".to_string(),
@@ -66,9 +83,18 @@ pub fn derive_spec(analysis: &Analysis, options: &DeriveOptions) -> (ResponseTem
             d.reasoning();
             d.tools();
             d.content();
+            d.turn_end();
         }
     }
     d.common_losses();
+    if let Some(rule) = fallback_rule {
+        let detail = format!("the template renders no tool format: the tool calls are the parser fallback's first format ({rule}); its other conventions, read side by side, are not expressed");
+        d.loss("tools.fallback", "partial", &detail);
+    } else if analysis.handler == Handler::Autoparser && analysis.tools.format.mode == ToolFormat::None {
+        // With tools in the request our parser still reads calls by the fallback's conventions (rule
+        // R13); the template names no call syntax, so no field can say which one the model uses.
+        d.loss("tools.fallback", "unsupported", "the template renders no tool format and names no call markers: with tools in the request the parser reads calls written in any of the fallback's conventions (rule R13), which no field expresses");
+    }
     let start_anchor = if anchor.is_empty() {
         d.loss("start_anchor", "partial", "no assistant-turn marker: the anchor is a line break, so pass only the generation prompt as `prefix`");
         Literals::One("\n".into())
@@ -77,7 +103,12 @@ pub fn derive_spec(analysis: &Analysis, options: &DeriveOptions) -> (ResponseTem
     };
     let mut defaults = Map::new();
     defaults.insert("role".into(), "assistant".into());
-    let t = ResponseTemplate { version: None, defaults, fields: d.fields, start_anchor: Some(start_anchor), start_anchor_pattern: None };
+    let end = trim(&analysis.reasoning.end);
+    let (start_anchor, start_anchor_pattern) = match start_anchor {
+        Literals::One(a) if options.prompt_closes_reasoning && !end.is_empty() && a != "\n" => (None, Some(format!("{}(?:\\s*{})?", escape(&a), escape(end)))),
+        literal => (Some(literal), None),
+    };
+    let t = ResponseTemplate { version: None, defaults, fields: d.fields, start_anchor, start_anchor_pattern };
     (t, d.losses)
 }
 
@@ -139,6 +170,18 @@ fn flex(marker: &str) -> String {
     out
 }
 
+/// What follows a function name in a call header: [`flex`], and when it is a marker (not a word
+/// or punctuation such as `"` that belongs to the name's quoting), any whitespace before it, which
+/// our parser skips there (`functions.f:0\n<|tool_call_argument_begin|>`).
+fn marker_after_name(suffix: &str) -> String {
+    let marker = suffix.trim_start();
+    if marker.starts_with('<') || marker.starts_with('[') {
+        format!("\\s*{}", flex(marker))
+    } else {
+        flex(suffix)
+    }
+}
+
 const NAME: &str = "(?P<name>[\\w.\\-]+)";
 
 fn text_field(open: &str, close: &str) -> Field {
@@ -171,6 +214,14 @@ impl Deriver<'_> {
         self.fields.push((name.to_string(), f));
     }
 
+    /// The reasoning field: every block of the message, joined as our parser joins them.
+    fn push_reasoning(&mut self, mut f: Field) {
+        f.repeats = Some(true);
+        f.join = Some(String::new());
+        self.push(&self.rf.clone(), f);
+        self.loss("reasoning.piece_whitespace", "partial", "several reasoning blocks are joined after each is stripped (the text parser's default), so the whitespace between them is lost");
+    }
+
     fn reasoning(&mut self) {
         let r = &self.a.reasoning;
         let (start, end) = (trim(&r.start).to_string(), trim(&r.end).to_string());
@@ -181,7 +232,7 @@ impl Deriver<'_> {
                 // Reasoning from the start of the message up to its end marker.
                 let mut f = text_field("", &end);
                 f.open_pattern = Some("^".into());
-                self.push(&self.rf.clone(), f);
+                self.push_reasoning(f);
                 self.loss(
                     "reasoning.delimiter",
                     "partial",
@@ -192,11 +243,10 @@ impl Deriver<'_> {
                 // The anchor itself opens reasoning: it starts with the message.
                 let mut f = text_field("", &end);
                 f.open_pattern = Some("^".into());
-                self.push(&self.rf.clone(), f);
+                self.push_reasoning(f);
             }
             _ => {
-                let f = text_field(&start, &end);
-                self.push(&self.rf.clone(), f);
+                self.push_reasoning(text_field(&start, &end));
                 if r.mode == ReasoningMode::ForcedOpen || r.mode == ReasoningMode::ForcedClosed {
                     self.loss(
                         "reasoning.prefill",
@@ -228,6 +278,25 @@ impl Deriver<'_> {
         }
     }
 
+    /// End-of-turn tokens a model may write in content (`<|im_end|>`, `<|END_OF_TURN_TOKEN|>`): our
+    /// parser drops them (rule R7), so an always-empty region swallows them (none that is part of
+    /// another marker, as the parser's own list).
+    fn turn_end(&mut self) {
+        let a = self.a;
+        let (t, f, args) = (&a.tools.format, &a.tools.function, &a.tools.arguments);
+        let taken = [
+            &a.reasoning.start, &a.reasoning.end, &a.content.start, &a.content.end, &t.section_start, &t.section_end,
+            &t.per_call_start, &t.per_call_end, &f.name_prefix, &f.name_suffix, &f.close, &args.start, &args.end,
+        ];
+        let ends: Vec<String> = a.turn_end.iter().filter(|m| !m.is_empty() && !taken.iter().any(|t| t.contains(m.as_str()))).cloned().collect();
+        let open = match ends.len() {
+            0 => return,
+            1 => Literals::One(ends[0].clone()),
+            _ => Literals::Many(ends),
+        };
+        self.push("end_of_turn", Field { open: Some(open), close_pattern: Some(String::new()), ..Field::default() });
+    }
+
     /// Open pattern of a call: optional section start, per-call start, name header.
     fn call_open(&mut self, with_name: bool) -> String {
         let a = self.a;
@@ -246,19 +315,26 @@ impl Deriver<'_> {
             p.push_str(&per_call);
             p.push_str("\\s*");
         }
+        // The analysis may report one marker in two roles (Solar Open: the per-call start is also the
+        // id's prefix, the id's suffix also the name's prefix): it is written once.
+        let mut name_prefix = trim_start(&func.name_prefix);
         if id.pos == CallIdPosition::PreFuncName && !id.prefix.is_empty() {
-            p.push_str(&format!("{}(?P<id>.+?){}\\s*", escape(trim(&id.prefix)), escape(trim(&id.suffix))));
+            let id_prefix = if trim(&id.prefix) == trim(&f.per_call_start) { "" } else { trim(&id.prefix) };
+            p.push_str(&format!("{}(?P<id>.+?){}\\s*", escape(id_prefix), escape(trim(&id.suffix))));
+            if !trim(&id.suffix).is_empty() && trim(name_prefix) == trim(&id.suffix) {
+                name_prefix = "";
+            }
         }
         if with_name {
-            p.push_str(&escape(trim_start(&func.name_prefix)));
+            p.push_str(&escape(name_prefix));
             p.push_str(NAME);
             let suffix = match id.header_counter_at {
                 Some(at) => {
                     let head = func.name_suffix.get(..at).unwrap_or("");
                     let rest = func.name_suffix.get(at + 1..).unwrap_or("");
-                    format!("{}\\d+{}", escape(head), flex(rest))
+                    format!("{}\\d+{}", escape(head), marker_after_name(rest))
                 }
-                None => flex(&func.name_suffix),
+                None => marker_after_name(&func.name_suffix),
             };
             p.push_str(&suffix);
         }
@@ -309,6 +385,11 @@ impl Deriver<'_> {
         let t = &a.tools;
         match t.format.mode {
             ToolFormat::None => {}
+            ToolFormat::TagWithJson | ToolFormat::TagWithTagged
+                if [&t.format.section_start, &t.format.per_call_start, &t.function.name_prefix].iter().all(|m| trim(m).is_empty()) =>
+            {
+                self.loss("tools.no_marker", "unsupported", "no marker opens a call (only the function name): a region needs an opening delimiter, so calls stay in content");
+            }
             ToolFormat::JsonNative => self.json_native(),
             ToolFormat::TagWithJson => {
                 let open = self.call_open(true);
@@ -360,6 +441,7 @@ impl Deriver<'_> {
                 }
                 f.content = Some("json".into());
                 f.content_args = Some(ca);
+                self.loss("tools.bare_keys", "partial", "transformers quotes a bare key only right after `{` or `,`: arguments with a line break or space before a key fail the json parser");
             } else {
                 self.loss(
                     "tools.literal_arguments",
@@ -448,6 +530,9 @@ impl Deriver<'_> {
         if close.is_none() && !each {
             self.unterminated();
         }
+        if close.is_none() && each {
+            self.loss("tools.unterminated_array", "partial", "the call array has no closing marker: the region runs to the end of the output, so text after the array fails the json parser");
+        }
         let mut f = Field { open_pattern: Some(open), close_pattern: close, content: Some("json".into()), transform: Some(transform), ..Field::default() };
         if each {
             f.transform_each = Some(true);
@@ -462,7 +547,10 @@ impl Deriver<'_> {
         let rf = self.rf.clone();
         self.push(&rf, text_field("<|channel|>analysis<|message|>", "<|end|>"));
         // Final answers and recipient-less commentary preambles are both content.
-        let mut content = Field { open_pattern: Some("<\\|channel\\|>(?:final|commentary)<\\|message\\|>".into()), ..Field::default() };
+        // (A message without a channel header right after the role, as some harmony templates render
+        // the final one, too.)
+        let open = "(?:<\\|channel\\|>(?:final|commentary)|^|<\\|start\\|>assistant)<\\|message\\|>";
+        let mut content = Field { open_pattern: Some(open.into()), ..Field::default() };
         content.close = Some(Literals::Many(vec!["<|end|>".into(), "<|return|>".into()]));
         self.push("content", content);
         self.push(
@@ -496,8 +584,7 @@ impl Deriver<'_> {
     }
 
     fn ministral(&mut self) {
-        let rf = self.rf.clone();
-        self.push(&rf, text_field("[THINK]", "[/THINK]"));
+        self.push_reasoning(text_field("[THINK]", "[/THINK]"));
         self.named_json_calls_then_content("\\[TOOL_CALLS\\](?P<name>[^\\[\\]]+?)\\[ARGS\\]");
         self.unterminated();
     }
@@ -516,11 +603,19 @@ impl Deriver<'_> {
     }
 
     fn common_losses(&mut self) {
-        if self.a.tools.format.mode != ToolFormat::None {
+        let content_pieces = self.fields.iter().any(|(n, f)| n == "content" && f.join.is_some());
+        if content_pieces && self.fields.iter().any(|(n, f)| n != "content" && f.open_pattern.as_deref() != Some("^") && (f.open.is_some() || f.open_pattern.is_some())) {
+            self.loss(
+                "content.piece_whitespace",
+                "partial",
+                "content around another region (reasoning, a tool call) is read piece by piece and each piece is stripped (the text parser's default), so the whitespace where two pieces meet is lost; `strip: false` would keep it, and the whitespace around the whole answer too",
+            );
+        }
+        if self.a.tools.format.mode != ToolFormat::None || self.a.reasoning.mode != ReasoningMode::None {
             self.loss(
                 "leniency",
                 "partial",
-                "our parser's leniency (calls inside unclosed reasoning, calls to undeclared tools kept as content, end-of-turn markers) has no spec equivalent",
+                "our parser's leniency has no spec equivalent: a reasoning opener the model leaves out or repeats, a stray reasoning end marker, calls inside unclosed reasoning, calls to undeclared tools or malformed calls kept as content, a call without its arguments",
             );
         }
     }

@@ -39,12 +39,28 @@ pub fn response_template_for(template: &ChatTemplate, options: &DeriveOptions) -
     if options.start_anchor.is_none() {
         options.start_anchor = anchor_from_render(template, analysis);
     }
+    options.prompt_closes_reasoning |= prompt_closes_reasoning(template, analysis);
     Ok(derive_response_template_with(analysis, &options))
+}
+
+/// Whether a generation prompt (thinking as the template defaults, or off) writes the reasoning end
+/// marker without its start marker.
+fn prompt_closes_reasoning(template: &ChatTemplate, analysis: &Analysis) -> bool {
+    let (start, end) = (analysis.reasoning.start.trim(), analysis.reasoning.end.trim());
+    if start.is_empty() || end.is_empty() {
+        return false;
+    }
+    [None, Some(false)].into_iter().any(|enable_thinking| {
+        let options = crate::api::RequestOptions { enable_thinking, ..Default::default() };
+        crate::session::generation_prompt(template, analysis, &options).is_ok_and(|gp| gp.contains(end) && !gp.contains(start))
+    })
 }
 
 fn anchor_from_render(template: &ChatTemplate, analysis: &Analysis) -> Option<String> {
     const MARK: &str = "\u{1}user-text\u{1}";
-    let ctx = json!({ "messages": [{ "role": "user", "content": MARK }], "add_generation_prompt": true, "bos_token": "", "eos_token": "" });
+    // As a text part for templates that render only typed content (otherwise the mark is not printed).
+    let content = if template.caps().supports_typed_content { json!([{ "type": "text", "text": MARK }]) } else { json!(MARK) };
+    let ctx = json!({ "messages": [{ "role": "user", "content": content }], "add_generation_prompt": true, "bos_token": "", "eos_token": "" });
     let prompt = template.render(&ctx).ok()?;
     let after_user = prompt.rsplit(MARK).next().unwrap_or("");
     let marker = analysis.assistant_start.trim();
@@ -92,7 +108,7 @@ pub fn response_template(template: &ChatTemplate, options: &ResponseTemplateOpti
             format!("options.reasoningField: expected \"thinking\", \"reasoning\" or \"reasoning_content\", got {reasoning_field:?}"),
         ));
     }
-    let derive = DeriveOptions { reasoning_field, start_anchor: options.start_anchor.clone() };
+    let derive = DeriveOptions { reasoning_field, start_anchor: options.start_anchor.clone(), ..Default::default() };
     let (response_template, losses) = response_template_for(template, &derive)?;
     Ok(DerivedResponseTemplate { response_template, losses })
 }

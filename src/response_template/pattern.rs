@@ -10,13 +10,19 @@
 //! of an anchored DFA (all-matches semantics, so "dead" means no continuation can match); starts in
 //! the same state are merged (the leftmost kept), so each byte is stepped once per live DFA state:
 //! O(n) for a fixed template. A start that saw a complete match and is no longer live is final;
-//! the leftmost-first match there (with its named groups) comes from the `meta` engine.
+//! the leftmost-first match there (with its named groups) comes from the PikeVM.
+//!
+//! Engines: one Thompson NFA per pattern, run by regex-automata's lazy DFA (`hybrid`: states are
+//! determinised on first use, so nothing is built up front and no dense-DFA code ships in the wasm)
+//! and by its PikeVM (leftmost-first search with captures). No `meta` engine, backtracker or
+//! literal prefilters: delimiters are short and searched once per match (wasm size, issue #15).
 
 use crate::{Error, ErrorKind, Result};
-use regex_automata::dfa::{dense, Automaton, StartKind};
-use regex_automata::util::primitives::StateID;
+use regex_automata::hybrid::dfa::{Cache as DfaCache, DFA};
+use regex_automata::hybrid::LazyStateID;
+use regex_automata::nfa::thompson::{self, pikevm::PikeVM, NFA};
 use regex_automata::util::syntax;
-use regex_automata::{meta, Anchored, Input, MatchKind};
+use regex_automata::{Anchored, Input, MatchKind};
 
 fn invalid(msg: String) -> Error {
     Error::new(ErrorKind::InvalidInput, msg)
@@ -146,6 +152,16 @@ fn syntax_config() -> syntax::Config {
     syntax::Config::new().dot_matches_new_line(true).unicode(true).multi_line(false)
 }
 
+/// A translated pattern compiled to a Thompson NFA (shared by the PikeVM and the lazy DFA).
+fn compile_nfa(rust: &str) -> std::result::Result<NFA, thompson::BuildError> {
+    thompson::Compiler::new().syntax(syntax_config()).build(rust)
+}
+
+/// Leftmost-first search with named groups (Python's `re.search` semantics within the span).
+pub fn pikevm(rust: &str) -> std::result::Result<PikeVM, thompson::BuildError> {
+    PikeVM::new_from_nfa(compile_nfa(rust)?)
+}
+
 /// A compiled delimiter: a regex, or literals (the fast path: exact partial matching by prefix).
 #[derive(Debug)]
 pub struct Pattern {
@@ -157,7 +173,7 @@ pub struct Pattern {
 #[derive(Debug)]
 enum Kind {
     Literals { lits: Vec<String>, can_extend: bool },
-    Regex { meta: meta::Regex, dfa: Box<dense::DFA<Vec<u32>>> },
+    Regex { vm: PikeVM, dfa: DFA },
 }
 
 /// The outcome of scanning for one delimiter.
@@ -177,26 +193,33 @@ pub struct Scanner {
     /// Offsets before this are fully examined.
     frontier: usize,
     /// Live anchored-DFA runs: (start offset, state after the bytes up to `frontier`).
-    live: Vec<(usize, StateID)>,
+    live: Vec<(usize, LazyStateID)>,
     /// Leftmost start at or after which a complete match was seen.
     matched: Option<usize>,
+    /// The lazy DFA's states for this stream (made on first use).
+    cache: Option<DfaCache>,
 }
+
+/// The lazy DFA's cache bound per stream; states are only made for bytes actually seen, so a
+/// delimiter rarely needs more than a few KB. Past the bound the cache is cleared (see `scan_regex`).
+const DFA_CACHE_BYTES: usize = 8 << 20;
 
 impl Pattern {
     /// A regex delimiter (Python syntax, see the module docs).
     pub fn regex(scope: &str, source: &str) -> Result<Pattern> {
+        Pattern::regex_with_cache(scope, source, DFA_CACHE_BYTES)
+    }
+
+    fn regex_with_cache(scope: &str, source: &str, cache_bytes: usize) -> Result<Pattern> {
         let rust = translate(source).map_err(|e| invalid(format!("{scope}: pattern {source:?}: {e}")))?;
-        let meta = meta::Builder::new()
-            .syntax(syntax_config())
-            .build(&rust)
-            .map_err(|e| invalid(format!("{scope}: invalid pattern {source:?}: {e}")))?;
-        let dfa = dense::Builder::new()
-            .configure(dense::DFA::config().start_kind(StartKind::Anchored).match_kind(MatchKind::All).dfa_size_limit(Some(8 << 20)).determinize_size_limit(Some(16 << 20)))
-            .syntax(syntax_config())
-            .build(&rust)
+        let nfa = compile_nfa(&rust).map_err(|e| invalid(format!("{scope}: invalid pattern {source:?}: {e}")))?;
+        let dfa = DFA::builder()
+            .configure(DFA::config().match_kind(MatchKind::All).cache_capacity(cache_bytes).skip_cache_capacity_check(cache_bytes < DFA_CACHE_BYTES))
+            .build_from_nfa(nfa.clone())
             .map_err(|e| invalid(format!("{scope}: pattern {source:?} cannot be matched incrementally: {e}")))?;
-        let names = meta.group_info().pattern_names(regex_automata::PatternID::ZERO).flatten().map(str::to_string).collect();
-        Ok(Pattern { kind: Kind::Regex { meta, dfa: Box::new(dfa) }, names })
+        let vm = PikeVM::new_from_nfa(nfa).map_err(|e| invalid(format!("{scope}: invalid pattern {source:?}: {e}")))?;
+        let names = vm.get_nfa().group_info().pattern_names(regex_automata::PatternID::ZERO).flatten().map(str::to_string).collect();
+        Ok(Pattern { kind: Kind::Regex { vm, dfa }, names })
     }
 
     /// Literal delimiters (any of them).
@@ -221,11 +244,11 @@ impl Pattern {
     pub fn scan(&self, sc: &mut Scanner, buf: &str, pos: usize, eos: bool) -> Scan {
         match &self.kind {
             Kind::Literals { lits, can_extend } => scan_literals(lits, *can_extend, sc, buf, pos, eos),
-            Kind::Regex { meta, dfa } => {
+            Kind::Regex { vm, dfa } => {
                 if eos {
-                    return captures_at(meta, buf, pos, false);
+                    return captures_at(vm, buf, pos, false);
                 }
-                scan_regex(meta, dfa, sc, buf, pos)
+                scan_regex(vm, dfa, sc, buf, pos)
             }
         }
     }
@@ -251,18 +274,18 @@ impl Pattern {
                 }
                 last
             }
-            Kind::Regex { meta, .. } => meta.find_iter(text).last().map(|m| m.end()),
+            Kind::Regex { vm, .. } => vm.find_iter(&mut vm.create_cache(), text).last().map(|m| m.end()),
         }
     }
 }
 
-fn captures_at(meta: &meta::Regex, buf: &str, pos: usize, anchored: bool) -> Scan {
-    let mut caps = meta.create_captures();
+fn captures_at(vm: &PikeVM, buf: &str, pos: usize, anchored: bool) -> Scan {
+    let mut caps = vm.create_captures();
     let input = Input::new(buf).span(pos..buf.len()).anchored(if anchored { Anchored::Yes } else { Anchored::No });
-    meta.search_captures(&input, &mut caps);
+    vm.search(&mut vm.create_cache(), &input, &mut caps);
     let Some(m) = caps.get_match() else { return Scan::None };
     let mut groups = Vec::new();
-    for name in meta.group_info().pattern_names(regex_automata::PatternID::ZERO).flatten() {
+    for name in vm.get_nfa().group_info().pattern_names(regex_automata::PatternID::ZERO).flatten() {
         if let Some(span) = caps.get_group_by_name(name) {
             groups.push((name.to_string(), buf[span.range()].to_string()));
         }
@@ -270,20 +293,45 @@ fn captures_at(meta: &meta::Regex, buf: &str, pos: usize, anchored: bool) -> Sca
     Scan::Match(m.start(), m.end(), groups)
 }
 
-fn scan_regex(meta: &meta::Regex, dfa: &dense::DFA<Vec<u32>>, sc: &mut Scanner, buf: &str, pos: usize) -> Scan {
+fn scan_regex(vm: &PikeVM, dfa: &DFA, sc: &mut Scanner, buf: &str, pos: usize) -> Scan {
     // Runs merged into a run that started before `pos` (now consumed) must be recomputed: rescan
     // from `pos` (only the text after the last committed delimiter).
     if sc.frontier < pos || sc.matched.is_some_and(|m| m < pos) || sc.live.iter().any(|&(s, _)| s < pos) {
-        *sc = Scanner { frontier: pos, ..Scanner::default() };
+        sc.restart(pos);
     }
+    // A cache clear invalidates the kept states: rescan once from `pos`; should the cache overflow
+    // again (a pattern with millions of reachable states), hold everything back and rescan on the
+    // next call: slower, never wrong (the end of the stream searches the whole rest).
+    for _ in 0..2 {
+        if let Some(found) = advance(vm, dfa, sc, buf) {
+            return found;
+        }
+        sc.restart(pos);
+    }
+    Scan::Pending(pos)
+}
+
+impl Scanner {
+    fn restart(&mut self, pos: usize) {
+        *self = Scanner { frontier: pos, cache: self.cache.take(), ..Scanner::default() };
+    }
+}
+
+/// Step the live runs over the bytes after the frontier; `None` when the lazy DFA's cache was cleared.
+fn advance(vm: &PikeVM, dfa: &DFA, sc: &mut Scanner, buf: &str) -> Option<Scan> {
+    let cache = sc.cache.get_or_insert_with(|| dfa.create_cache());
+    let clears = cache.clear_count();
     let bytes = buf.as_bytes();
     let mut end = bytes.len();
     for i in sc.frontier..bytes.len() {
         // A run may start only on a character boundary.
         if buf.is_char_boundary(i) {
             let input = Input::new(buf).span(i..buf.len()).anchored(Anchored::Yes);
-            if let Ok(s0) = dfa.start_state_forward(&input) {
-                if !dfa.is_dead_state(s0) && !sc.live.iter().any(|&(_, st)| st == s0) {
+            if let Ok(s0) = dfa.start_state_forward(cache, &input) {
+                if cache.clear_count() != clears {
+                    return None;
+                }
+                if !s0.is_dead() && !sc.live.iter().any(|&(_, st)| st == s0) {
                     sc.live.push((i, s0));
                 }
             }
@@ -292,11 +340,15 @@ fn scan_regex(meta: &meta::Regex, dfa: &dense::DFA<Vec<u32>>, sc: &mut Scanner, 
         let mut k = 0;
         while k < sc.live.len() {
             let (start, st) = sc.live[k];
-            let next = dfa.next_state(st, b);
-            if dfa.is_match_state(next) {
+            let next = dfa.next_state(cache, st, b).ok()?;
+            // Every other kept state is stale after a clear: stop before stepping one.
+            if cache.clear_count() != clears {
+                return None;
+            }
+            if next.is_match() {
                 sc.matched = Some(sc.matched.map_or(start, |m| m.min(start)));
             }
-            if dfa.is_dead_state(next) || dfa.is_quit_state(next) || sc.live[..k].iter().any(|&(_, s)| s == next) {
+            if next.is_dead() || next.is_quit() || sc.live[..k].iter().any(|&(_, s)| s == next) {
                 sc.live.remove(k);
             } else {
                 sc.live[k].1 = next;
@@ -313,14 +365,14 @@ fn scan_regex(meta: &meta::Regex, dfa: &dense::DFA<Vec<u32>>, sc: &mut Scanner, 
     }
     sc.frontier = end;
     let pending = sc.live.iter().map(|&(s, _)| s).min();
-    match (sc.matched, pending) {
-        (Some(m), p) if p.is_none_or(|p| m < p) => match captures_at(meta, buf, m, true) {
+    Some(match (sc.matched, pending) {
+        (Some(m), p) if p.is_none_or(|p| m < p) => match captures_at(vm, buf, m, true) {
             Scan::None => pending.map_or(Scan::None, Scan::Pending),
             found => found,
         },
         (_, Some(p)) => Scan::Pending(p),
         _ => Scan::None,
-    }
+    })
 }
 
 fn scan_literals(lits: &[String], can_extend: bool, sc: &mut Scanner, buf: &str, pos: usize, eos: bool) -> Scan {
@@ -347,4 +399,44 @@ fn scan_literals(lits: &[String], can_extend: bool, sc: &mut Scanner, buf: &str,
     }
     sc.frontier = buf.len();
     Scan::None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Feed `text` one byte at a time; the first decided match must be the whole text's.
+    fn streamed(p: &Pattern, text: &str) -> Scan {
+        let mut sc = Scanner::default();
+        for k in 1..=text.len() {
+            if let found @ Scan::Match(..) = p.scan(&mut sc, &text[..k], 0, false) {
+                return found;
+            }
+        }
+        p.scan(&mut sc, text, 0, true)
+    }
+
+    #[test]
+    fn a_lazy_dfa_cache_clear_never_changes_the_match() {
+        // `[ab]*a[ab]{9}` before `y`: 2^10 DFA states, far past a 1 KB cache, which clears again and again.
+        let source = "x[ab]*a[ab]{9}y";
+        let small = Pattern::regex_with_cache("test", source, 1 << 10).unwrap();
+        let big = Pattern::regex("test", source).unwrap();
+        let mut seed = 7u32;
+        let mut body = String::new();
+        for _ in 0..400 {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            body.push(if seed >> 16 & 1 == 0 { 'a' } else { 'b' });
+        }
+        for text in [format!("zz{body}x{body}y tail"), format!("x{body}"), format!("{body}xaaaaaaaaaaay")] {
+            let whole = big.scan(&mut Scanner::default(), &text, 0, true);
+            assert_eq!(streamed(&big, &text), whole, "{text}");
+            assert_eq!(streamed(&small, &text), whole, "{text}");
+        }
+        // Held back from the `x` while a match may still come; with the cache overflowing, from
+        // the scan's start (conservative: nothing that could begin a match is let through).
+        let open = format!("zz x{body}");
+        assert_eq!(big.scan(&mut Scanner::default(), &open, 0, false), Scan::Pending(3));
+        assert!(matches!(small.scan(&mut Scanner::default(), &open, 0, false), Scan::Pending(p) if p <= 3));
+    }
 }

@@ -11,7 +11,7 @@ mod prompt_cache;
 mod stream;
 mod verify;
 
-pub use prompt::generation_prompt;
+pub use prompt::{generation_prompt, request_prompt};
 pub use stream::{parse_output, StreamParser};
 pub use verify::{fixture_tools, mismatch, verify_template, PartStatus, Verified, VerifyReport, VerifyResult};
 

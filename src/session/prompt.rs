@@ -81,6 +81,18 @@ fn render_with(template: &Template, messages: &[Value], options: &RequestOptions
 /// (`continue_final_message`), the prompt is rebuilt from that message as llama.cpp does, using the
 /// analysis' reasoning markers.
 pub fn generation_prompt(template: &Template, analysis: &Analysis, options: &RequestOptions) -> Result<String> {
+    prompt_parts(template, analysis, options, false).map(|(_, gp)| gp)
+}
+
+/// The whole prompt the request's output continues: the conversation as rendered before the
+/// generation prompt, then [`generation_prompt`] (rendered, the caller's `generationPrompt`, or
+/// rebuilt for a continued message). What a response template's `prefix` is.
+pub fn request_prompt(template: &Template, analysis: &Analysis, options: &RequestOptions) -> Result<String> {
+    prompt_parts(template, analysis, options, true).map(|(head, gp)| head + &gp)
+}
+
+/// (the conversation before the generation prompt — rendered only if `with_head` —, the generation prompt).
+fn prompt_parts(template: &Template, analysis: &Analysis, options: &RequestOptions, with_head: bool) -> Result<(String, String)> {
     let continued = options.continued_message();
     // Without a conversation, a single user turn stands in (many templates index `messages[0]`).
     let default_history = [serde_json::json!({ "role": "user", "content": "Hello" })];
@@ -89,13 +101,20 @@ pub fn generation_prompt(template: &Template, analysis: &Analysis, options: &Req
         None if options.messages.is_empty() => &default_history[..],
         None => &options.messages[..],
     };
+    let mut head = String::new();
     let mut gp = match &options.generation_prompt {
         // The prompt the caller really used ended with this (`generationPrompt`).
-        Some(given) => given.clone(),
+        Some(given) => {
+            if with_head {
+                head = render(template, history, options, false)?;
+            }
+            given.clone()
+        }
         None => {
             let without = render(template, history, options, false)?;
             let with = render(template, history, options, true)?;
             let common = without.char_indices().zip(with.chars()).find(|((_, a), b)| a != b).map_or(without.len().min(with.len()), |((i, _), _)| i);
+            head = with[..common].to_string();
             with.get(common..).unwrap_or("").to_string()
         }
     };
@@ -104,5 +123,5 @@ pub fn generation_prompt(template: &Template, analysis: &Analysis, options: &Req
         let reasoning = text_of(msg.get("reasoning_content"));
         gp = format_of(analysis.handler).continuation_prefill(analysis, &gp, &reasoning, content.as_deref());
     }
-    Ok(gp)
+    Ok((head, gp))
 }

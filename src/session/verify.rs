@@ -32,9 +32,13 @@ pub struct VerifyResult {
     /// history turns), so there is nothing to read back; such results count as passed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
-    /// The prompt text `output` was parsed after (a declared response template's `prefix`).
+    /// The whole prompt `output` continues: the conversation before the turn and the turn's start as
+    /// the generation prompt wrote it (a declared response template's `prefix`).
     #[serde(skip)]
     pub prompt: String,
+    /// The part of `prompt` our parser was given: the generation prompt (or the history turn's header).
+    #[serde(skip)]
+    pub generation_prompt: String,
 }
 
 /// All round trips of a template.
@@ -137,7 +141,9 @@ fn fixtures(a: &Analysis) -> Vec<(&'static str, Message)> {
     if reasons {
         f.push(("reasoning", msg("It is 4.", "The user asks for 2+2. That is 4.", vec![])));
     }
-    if a.tools.format.mode != ToolFormat::None || a.handler != Handler::Autoparser {
+    // Without a tool format, calls are read by the fallback where it also builds a grammar.
+    let calls = a.tools.format.mode != ToolFormat::None || crate::analysis::fallback_grammar_applies(a);
+    if calls || a.handler != Handler::Autoparser {
         let weather = || call("call00001", "get_weather", json!({ "location": "Paris", "unit": "celsius" }));
         f.push(("tool_call", msg("", "", vec![weather()])));
         if a.caps.supports_parallel_tool_calls {
@@ -279,7 +285,7 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
         Ok(a) => a,
         Err(e) => {
             let error = Some(format!("analysis failed: {e}"));
-            let result = VerifyResult { name: "analysis".into(), ok: false, output: String::new(), expected: Message::default(), actual: Message::default(), error, skipped: None, prompt: String::new() };
+            let result = VerifyResult { name: "analysis".into(), ok: false, output: String::new(), expected: Message::default(), actual: Message::default(), error, skipped: None, prompt: String::new(), generation_prompt: String::new() };
             return { let results = vec![result]; VerifyReport { ok: false, verified: Verified::from_results(&results), results } };
         }
     };
@@ -317,7 +323,8 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
             is_partial: false,
             ..Default::default()
         };
-        let outcome = (|| -> Result<(String, Message, Option<&'static str>, String), String> {
+        // (output, our message, why skipped, (whole prompt, generation prompt))
+        let outcome = (|| -> Result<(String, Message, Option<&'static str>, (String, String)), String> {
             let before = before.as_ref().map_err(|e| format!("render: {e}"))?;
             let full = render(vec![user.clone(), as_input(&expected, object_args, typed)], false).map_err(|e| format!("render: {e}"))?;
             // (Only `<…>` here: some templates' role headers contain unbalanced brackets, e.g. `]~b]ai`.)
@@ -335,7 +342,7 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
             turn_start -= back;
             let mut turn = full.get(turn_start..).unwrap_or("").to_string();
             if let Some(why) = missing_from(&turn, &expected) {
-                return Ok((turn, Message::default(), Some(why), String::new()));
+                return Ok((turn, Message::default(), Some(why), Default::default()));
             }
             // Drop what the template appends after the model's text: the part of the end-of-turn suffix
             // this turn ends with (tool-call turns may close differently from text turns).
@@ -376,15 +383,18 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
             let mut p = StreamParser::new(a, &gp, &options).map_err(|e| e.to_string())?;
             p.push(&output);
             p.finish().map_err(|e| format!("parse: {e}"))?;
-            Ok((output, p.message().clone(), None, gp))
+            // The whole prompt the model continued: the conversation before the turn, then the part of
+            // the turn the prompt wrote.
+            let prompt = format!("{}{gp}", full.get(..turn_start).unwrap_or(""));
+            Ok((output, p.message().clone(), None, (prompt, gp)))
         })();
         let result = match outcome {
-            Ok((output, actual, Some(why), prompt)) => {
-                VerifyResult { name: name.into(), ok: true, output, expected, actual, error: None, skipped: Some(why.into()), prompt }
+            Ok((output, actual, Some(why), (prompt, generation_prompt))) => {
+                VerifyResult { name: name.into(), ok: true, output, expected, actual, error: None, skipped: Some(why.into()), prompt, generation_prompt }
             }
-            Ok((output, actual, None, prompt)) => {
+            Ok((output, actual, None, (prompt, generation_prompt))) => {
                 let error = mismatch(&expected, &actual);
-                VerifyResult { name: name.into(), ok: error.is_none(), output, expected, actual, error, skipped: None, prompt }
+                VerifyResult { name: name.into(), ok: error.is_none(), output, expected, actual, error, skipped: None, prompt, generation_prompt }
             }
             Err(e) => VerifyResult {
                 name: name.into(),
@@ -395,6 +405,7 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
                 error: Some(e),
                 skipped: None,
                 prompt: String::new(),
+                generation_prompt: String::new(),
             },
         };
         results.push(result);

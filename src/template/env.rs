@@ -16,6 +16,11 @@ thread_local! {
     static FUEL_SEEN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
+/// Jinja2's syntax as transformers configures it: `trim_blocks`, `lstrip_blocks`.
+pub fn syntax_config() -> SyntaxConfig {
+    SyntaxConfig::builder().trim_blocks(true).lstrip_blocks(true).build().unwrap_or_default()
+}
+
 /// Start metering a new render.
 pub fn reset_fuel_seen() {
     FUEL_SEEN.with(|f| f.set(0));
@@ -43,15 +48,30 @@ pub struct Limits {
     pub recursion: usize,
 }
 
-/// Build the environment. `now` is the Unix time (seconds) `strftime_now` formats. `lenient` relaxes the
-/// one Python strictness that real templates trip over and llama.cpp's engine tolerates: `tojson` of a
-/// generator (`tools | map(...) | tojson`). Renders meant to match Hugging Face use the strict one.
-pub fn build_environment(limits: Limits, now: i64, lenient: bool) -> Environment<'static> {
+/// Where an environment departs from Python Jinja2. Renders meant to match Hugging Face depart nowhere
+/// ([`Flavor::PYTHON`]); the probe renders of analysis, verification and generation prompts read what
+/// the template means to write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Flavor {
+    /// `tojson` of a generator (`tools | map(...) | tojson`) renders as a list: Python raises, real
+    /// templates trip over it and llama.cpp's engine tolerates it.
+    pub tojson_generators: bool,
+    /// `|safe` gives a plain string. In Python it gives a `Markup`, and `'{"name": "' + args|tojson|safe`
+    /// then HTML-escapes the plain operand (`{&#34;name&#34;: …`): an accident of MarkupSafe on text no
+    /// model is trained to write, which would otherwise become the tool-call format the analysis learns.
+    pub plain_safe: bool,
+}
+
+impl Flavor {
+    pub const PYTHON: Flavor = Flavor { tojson_generators: false, plain_safe: false };
+    pub const PROBE: Flavor = Flavor { tojson_generators: false, plain_safe: true };
+    pub const LENIENT: Flavor = Flavor { tojson_generators: true, plain_safe: true };
+}
+
+/// Build the environment. `now` is the Unix time (seconds) `strftime_now` formats.
+pub fn build_environment(limits: Limits, now: i64, flavor: Flavor) -> Environment<'static> {
     let mut env = Environment::new();
-    let syntax = SyntaxConfig::builder().trim_blocks(true).lstrip_blocks(true).build();
-    if let Ok(syntax) = syntax {
-        env.set_syntax(syntax);
-    }
+    env.set_syntax(syntax_config());
     env.set_undefined_behavior(UndefinedBehavior::Lenient);
     // minijinja names the undefined variable behind an error ("`datetime` is undefined") only in debug
     // mode, which defaults to cfg!(debug_assertions). Lenient probe renders retry with the named variable
@@ -59,8 +79,8 @@ pub fn build_environment(limits: Limits, now: i64, lenient: bool) -> Environment
     env.set_debug(true);
     env.set_fuel(Some(limits.fuel));
     env.set_recursion_limit(limits.recursion);
-    env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
-    if lenient {
+    env.set_unknown_method_callback(super::markup::unknown_method);
+    if flavor.tojson_generators {
         env.add_filter("tojson", tojson_lenient);
     } else {
         env.add_filter("tojson", tojson);
@@ -72,6 +92,12 @@ pub fn build_environment(limits: Limits, now: i64, lenient: bool) -> Environment
     env.add_filter("count", length);
     super::pylist::add_generator_filters(&mut env);
     super::pyfilters::add_python_filters(&mut env);
+    super::markup::add_markup_semantics(&mut env, flavor.plain_safe);
+    super::pyoperators::add_operator_functions(&mut env);
+    env.add_filter("list", |state: &minijinja::State, v: Value| {
+        super::pyoperators::not_none(&v)?;
+        minijinja::filters::list(state, v)
+    });
     env.add_function("raise_exception", |state: &minijinja::State, msg: String| -> Result<Value, Error> {
         note_fuel(state);
         Err(Error::new(ErrorKind::InvalidOperation, msg))
@@ -137,6 +163,7 @@ fn join(
     attribute: Option<&str>,
     kwargs: minijinja::value::Kwargs,
 ) -> Result<Value, Error> {
+    super::pyoperators::not_none(value)?;
     let is_container = |v: &Value| matches!(v.kind(), ValueKind::Seq | ValueKind::Map | ValueKind::Iterable);
     let mut containers = false;
     if attribute.is_none() && is_container(value) && value.kind() != ValueKind::Map {
@@ -393,11 +420,11 @@ pub fn strftime(fmt: &str, unix_seconds: i64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{build_environment, strftime, Limits};
+    use super::{build_environment, strftime, Flavor, Limits};
 
     #[test]
     fn undefined_variables_are_named_in_every_build_profile() {
-        let env = build_environment(Limits { fuel: 100_000, recursion: 50 }, 0, false);
+        let env = build_environment(Limits { fuel: 100_000, recursion: 50 }, 0, Flavor::PYTHON);
         assert!(env.debug(), "debug mode must not depend on the build profile");
         let err = env.render_str("{{ 'Today is ' + datetime }}", ()).unwrap_err();
         assert!(err.to_string().contains("`datetime` is undefined"), "{err}");

@@ -2,10 +2,12 @@
 
 mod caps;
 mod env;
+mod markup;
 mod nesting;
 mod pyfilters;
 mod pysource;
 mod pylist;
+mod pyoperators;
 mod render;
 mod tojson;
 

@@ -42,7 +42,14 @@ fn splitlines(s: &str) -> Vec<&str> {
 }
 
 /// Jinja2's `do_indent(s, width=4, first=False, blank=False)`, including its `s += "\n"` quirk.
-fn indent(value: Value, width: Option<Value>, first: Option<bool>, blank: Option<bool>, kwargs: Kwargs) -> Result<String, Error> {
+/// A `Markup` stays one (Jinja2 indents through `soft_str`).
+fn indent(value: Value, width: Option<Value>, first: Option<bool>, blank: Option<bool>, kwargs: Kwargs) -> Result<Value, Error> {
+    let safe = value.is_safe();
+    let out = indent_text(value, width, first, blank, kwargs)?;
+    Ok(if safe { Value::from_safe_string(out) } else { Value::from(out) })
+}
+
+fn indent_text(value: Value, width: Option<Value>, first: Option<bool>, blank: Option<bool>, kwargs: Kwargs) -> Result<String, Error> {
     let width = match kwargs.get::<Option<Value>>("width")? {
         Some(w) => Some(w),
         None => width,

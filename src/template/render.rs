@@ -1,6 +1,6 @@
 //! `Template`: a compiled chat template with limits, rendered from a JSON context.
 
-use super::env::{build_environment, Limits};
+use super::env::{build_environment, Flavor, Limits};
 use super::Caps;
 use crate::{Error, ErrorKind, Result};
 use minijinja::Environment;
@@ -52,6 +52,11 @@ pub struct Template {
     env: Environment<'static>,
     /// Built on first use by [`Template::render_lenient`].
     lenient_env: std::sync::OnceLock<Environment<'static>>,
+    /// Built on first use by [`Template::render_lenient`] for a template that makes a `Markup`
+    /// (otherwise `env` renders the same).
+    probe_env: std::sync::OnceLock<Environment<'static>>,
+    /// How the compiled source differs from `source` (see pyoperators.rs), to place errors.
+    rewritten: super::pyoperators::Rewritten,
     limits: Limits,
     now: i64,
     source: String,
@@ -100,10 +105,12 @@ impl Template {
             Some(t) => t.floor() as i64,
             None => current_unix_time(),
         };
-        let env = compile(limits, now, false, source)?;
+        let (env, rewritten) = compile(limits, now, Flavor::PYTHON, source)?;
         Ok(Template {
             env,
             lenient_env: std::sync::OnceLock::new(),
+            probe_env: std::sync::OnceLock::new(),
+            rewritten,
             limits,
             now,
             source: source.to_string(),
@@ -142,8 +149,9 @@ impl Template {
 
     /// Render for analysis and generation prompts, where a result beats Python's strictness: a variable
     /// the template reads but the caller did not pass (`functions`, `datetime`, …) is retried as `""`,
-    /// and `tojson` of a generator is retried in the lenient environment. Returns the text and notes on
-    /// what was relaxed. Limits still apply; errors of other kinds are returned as they are.
+    /// and `tojson` of a generator is retried in the lenient environment. `|safe` gives a plain string
+    /// (see [`Flavor::plain_safe`]). Returns the text and notes on what was relaxed. Limits still apply;
+    /// errors of other kinds are returned as they are.
     pub fn render_lenient(&self, context: &Json) -> Result<(String, Vec<String>)> {
         self.render_lenient_metered(context, &mut 0)
     }
@@ -202,7 +210,8 @@ impl Template {
             _ => return Err(Error::new(ErrorKind::InvalidInput, "context must be an object")),
         };
         let mut notes = Vec::new();
-        let mut env = &self.env;
+        let mut env = self.probe_env()?;
+        let mut lenient = false;
         for _ in 0..MAX_LENIENT_RETRIES {
             let err = match self.render_metered(env, ctx.clone(), fuel) {
                 Ok(text) => return Ok((text, notes)),
@@ -212,12 +221,13 @@ impl Template {
             if let Some(name) = undefined_variable(&msg).filter(|n| !ctx.contains_key(*n)) {
                 notes.push(format!("template reads undefined `{name}`; rendered with \"\""));
                 ctx.insert(name.to_string(), "".into());
-            } else if msg.contains("generator is not JSON serializable") && std::ptr::eq(env, &self.env) {
+            } else if msg.contains("generator is not JSON serializable") && !lenient {
                 notes.push("tojson of a generator (Python raises); rendered as a list".into());
+                lenient = true;
                 env = match self.lenient_env.get() {
                     Some(e) => e,
                     None => {
-                        let built = compile(self.limits, self.now, true, &self.source)?;
+                        let (built, _) = compile(self.limits, self.now, Flavor::LENIENT, &self.source)?;
                         self.lenient_env.get_or_init(|| built)
                     }
                 };
@@ -226,6 +236,18 @@ impl Template {
             }
         }
         self.render_metered(env, ctx, fuel).map(|t| (t, notes))
+    }
+
+    /// The environment of probe renders: `env` unless the template makes a `Markup`.
+    fn probe_env(&self) -> Result<&Environment<'static>> {
+        if !self.rewritten.makes_markup {
+            return Ok(&self.env);
+        }
+        if let Some(e) = self.probe_env.get() {
+            return Ok(e);
+        }
+        let (built, _) = compile(self.limits, self.now, Flavor::PROBE, &self.source)?;
+        Ok(self.probe_env.get_or_init(|| built))
     }
 
     fn render_in(&self, env: &Environment<'static>, ctx: Map<String, Json>) -> Result<String> {
@@ -251,7 +273,7 @@ impl Template {
         if !ctx.contains_key("eos_token") {
             ctx.insert("eos_token".into(), self.options.eos_token.clone().unwrap_or_default().into());
         }
-        let tmpl = env.get_template(NAME).map_err(|e| convert_error(e, &self.source))?;
+        let tmpl = env.get_template(NAME).map_err(|e| convert_error(e, &self.source, &self.rewritten))?;
         let limit = self.options.max_output_bytes.unwrap_or(DEFAULT_MAX_OUTPUT);
         let mut out = LimitedWriter { buf: Vec::new(), limit, exceeded: false };
         let value = minijinja::Value::from(minijinja::value::Serde(&Json::Object(ctx)));
@@ -265,7 +287,7 @@ impl Template {
         if out.exceeded {
             return Err(Error::new(ErrorKind::Limit, format!("rendered output exceeds {limit} bytes")));
         }
-        drop(result.map_err(|e| convert_error(e, &self.source))?);
+        drop(result.map_err(|e| convert_error(e, &self.source, &self.rewritten))?);
         String::from_utf8(out.buf).map_err(|_| Error::new(ErrorKind::Render, "rendered output is not UTF-8"))
     }
 
@@ -331,12 +353,21 @@ fn undefined_variable(err: &str) -> Option<&str> {
     (!name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')).then_some(name)
 }
 
-fn compile(limits: Limits, now: i64, lenient: bool, source: &str) -> Result<Environment<'static>> {
+fn compile(limits: Limits, now: i64, flavor: Flavor, source: &str) -> Result<(Environment<'static>, super::pyoperators::Rewritten)> {
     super::nesting::check_expression_nesting(source)?;
-    let mut env = build_environment(limits, now, lenient);
+    let mut env = build_environment(limits, now, flavor);
     let source = super::pysource::normalize_newlines(source);
-    env.add_template_owned(NAME, rewrite_generation_blocks(&source)).map_err(|e| convert_error(e, &source))?;
-    Ok(env)
+    let plain = rewrite_generation_blocks(&source);
+    let mut rewritten = super::pyoperators::rewrite(&plain, &super::env::syntax_config());
+    let compiled = std::mem::take(&mut rewritten.source);
+    if !rewritten.is_identity() && env.add_template_owned(NAME, compiled).is_ok() {
+        return Ok((env, rewritten));
+    }
+    // Unchanged, or the rewrite nests calls deeper than minijinja's parser allows: minijinja's own
+    // operators then (the template's errors are reported against its own text).
+    let rewritten = rewritten.without_edits();
+    env.add_template_owned(NAME, plain).map_err(|e| convert_error(e, &source, &rewritten))?;
+    Ok((env, rewritten))
 }
 
 /// Render `source` once with `context`.
@@ -430,7 +461,7 @@ fn rewrite_generation_blocks(source: &str) -> String {
 const MINIJINJA_RECURSION_LIMIT: &str = "recursion limit exceeded";
 
 /// Map a minijinja error to ours, with line and column into the original source.
-pub(crate) fn convert_error(e: minijinja::Error, source: &str) -> Error {
+pub(crate) fn convert_error(e: minijinja::Error, source: &str, rewritten: &super::pyoperators::Rewritten) -> Error {
     use minijinja::ErrorKind as K;
     let detail = match (e.kind(), e.detail()) {
         (K::SyntaxError, Some(d)) => d.to_string(),
@@ -454,9 +485,9 @@ pub(crate) fn convert_error(e: minijinja::Error, source: &str) -> Error {
         let column = e
             .range()
             .map(|r| {
-                // The rewritten source has the original's offsets (see rewrite_generation_blocks);
-                // the floor to a char boundary only guards against a bad range.
-                let mut start = r.start.min(source.len());
+                // The generation-block rewrite keeps offsets; the operator rewrite maps them back.
+                // The floor to a char boundary only guards against a bad range.
+                let mut start = rewritten.original_offset(r.start).min(source.len());
                 while !source.is_char_boundary(start) {
                     start -= 1;
                 }

@@ -61,7 +61,9 @@ fn tojson_with(lenient: bool, value: &Value, indent: Option<Value>, kwargs: Kwar
     let style = Style { lenient, ensure_ascii, indent, item_sep, key_sep, sort_keys };
     let mut out = String::new();
     write_value(&mut out, value, &style, 0)?;
-    Ok(Value::from_safe_string(out))
+    // A plain string: transformers' `tojson` is `json.dumps`, a `str` (Jinja2's own returns a `Markup`,
+    // which would make `'<f>' + x|tojson` escape `<f>`).
+    Ok(Value::from(out))
 }
 
 fn newline(out: &mut String, style: &Style, depth: usize) {

@@ -199,6 +199,11 @@ export interface Analysis {
       [more: string]: unknown;
     };
     callId: { pos: CallIdPosition; prefix: string; suffix: string; headerCounterAt?: number; [more: string]: unknown };
+    /**
+     * Only without a tool format (`format.mode` `"NONE"`): tool-call tokens the template source names, which the
+     * parser's fallback reads calls between (rule R13; `end` empty when calls end with their value).
+     */
+    fallbackMarkers?: { start: string; end: string; body: 'JSON' | 'PYTHONIC' }[];
   };
   preservedTokens: string[];
   analysisComplete: boolean;

@@ -5,7 +5,7 @@
 use chat_autoparser::analysis::Analysis;
 use chat_autoparser::api::{Delta, Message, RequestOptions};
 use chat_autoparser::StreamParser;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 
 use super::common::camel;
@@ -88,28 +88,15 @@ pub fn analyses() -> HashMap<String, Analysis> {
         .collect()
 }
 
-/// The request options of a case.
+mod options;
+pub use options::case_request_options;
+
+/// The request options of a case, strict: llama.cpp's cases expect an error where the output ends
+/// inside a tool call.
 pub fn options_of(case: &Value) -> RequestOptions {
-    let mut o = Map::new();
-    for (ours, theirs) in [
-        ("tools", "tools"),
-        ("messages", "messages"),
-        ("addGenerationPrompt", "add_generation_prompt"),
-        ("continueFinalMessage", "continue_final_message"),
-        ("enableThinking", "enable_thinking"),
-        ("reasoningFormat", "reasoning_format"),
-        ("parallelToolCalls", "parallel_tool_calls"),
-        ("toolChoice", "tool_choice"),
-        ("jsonSchema", "json_schema"),
-        ("isPartial", "is_partial"),
-    ] {
-        if let Some(v) = case.get(theirs) {
-            o.insert(ours.into(), v.clone());
-        }
-    }
-    // llama.cpp's cases expect an error where the output ends inside a tool call: strict mode.
-    o.insert("strict".into(), Value::Bool(true));
-    serde_json::from_value(Value::Object(o)).expect("case options convert")
+    let mut options = case_request_options(case).expect("case options convert");
+    options.strict = true;
+    options
 }
 
 fn trim(s: &str) -> &str {

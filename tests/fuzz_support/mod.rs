@@ -94,6 +94,14 @@ impl Templates {
             ] {
                 markers.push(m.clone());
             }
+            if f.mode == chat_autoparser::analysis::ToolFormat::None {
+                // No tool format: the fallback's markers (mined and conventional) are syntax, and
+                // its pythonic calls have literal values (rule R13).
+                for m in &a.tools.fallback_markers {
+                    markers.extend([m.start.clone(), m.end.clone()]);
+                }
+                markers.extend(["<|tool_call_start|>", "<|tool_call_end|>", "<tool_call>", "</tool_call>", "True", "False", "None"].map(String::from));
+            }
             if args.literal_values {
                 // Python literals become JSON ones (`True` → `true`): the words are syntax, not text.
                 markers.extend(["True", "False", "None"].map(String::from));
@@ -173,6 +181,55 @@ pub fn case_subjects(templates: &mut Templates) -> Vec<Subject> {
         for (kind, make, feeds_gp) in parsers_for(handler, analysis.as_ref(), &options, gp) {
             let label = format!("case {} ({name}) {kind}", c["id"]);
             out.push(subject(label, (make, feeds_gp), gp, output, options.is_partial, &markers));
+        }
+    }
+    out
+}
+
+/// Templates without a tool format (the parser's fallback reads calls, rule R13).
+pub const FALLBACK_TEMPLATES: [&str; 4] =
+    ["HuggingFaceTB-SmolLM3-3B.jinja", "LFM2-8B-A1B.jinja", "LFM2.5-Instruct.jinja", "ibm-granite-granite-3.3-2B-Instruct.jinja"];
+
+/// Model outputs in the fallback's conventions, with the text around them that must stay content
+/// (fences, undeclared names, mid-line JSON, markdown links).
+const FALLBACK_OUTPUTS: &[&str] = &[
+    "<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"location\": \"Paris\"}}</tool_call>",
+    "Let me check.\n<tool_call>\n{\"name\": \"calculate\", \"parameters\": {\"expr\": \"2+2\"}}\n</tool_call>",
+    "<|tool_call_start|>[get_weather(location=\"Paris\", unit='celsius'), calculate(expr=\"1+1\")]<|tool_call_end|>",
+    "{\"name\": \"get_weather\", \"arguments\": {\"location\": \"Tokyo\"}}",
+    "Sure:\n[calculate(expr=\"3*3\")]",
+    "<|tool_call|>[{\"name\": \"calculate\", \"arguments\": {\"expr\": \"5\"}}]",
+    "<think>\nShould I call?\n</think>\n\n<tool_call>{\"type\": \"function\", \"function\": {\"name\": \"calculate\", \"arguments\": {\"expr\": \"7\"}}}</tool_call>",
+    "Example:\n```\n<tool_call>{\"name\": \"calculate\", \"arguments\": {}}</tool_call>\n```\nand {\"name\": \"x\"} [link](http://a.b) <tool_call>{\"name\": \"launch\", \"arguments\": {}}</tool_call>",
+];
+
+/// The fallback's subjects: every template without a tool format, with the fixture tools, over
+/// outputs in each of the fallback's conventions.
+pub fn fallback_subjects(templates: &mut Templates) -> Vec<Subject> {
+    let mut out = Vec::new();
+    let extra = ["<tool_call>", "</tool_call>", "<|tool_call_start|>", "<|tool_call_end|>", "<|tool_call|>", "```", "get_weather", "calculate"];
+    for name in FALLBACK_TEMPLATES {
+        let (_, markers, analysis) = templates.get(name);
+        let Some(a) = analysis else { continue };
+        let mut m: Vec<String> = markers.as_ref().clone();
+        m.extend(extra.iter().map(|s| s.to_string()));
+        let markers = Rc::new(m);
+        for thinking in [true, false] {
+            let options = RequestOptions {
+                tools: chat_autoparser::testing::fixture_tools(),
+                enable_thinking: Some(thinking),
+                parallel_tool_calls: true,
+                ..RequestOptions::default()
+            };
+            let Ok(t) = ChatTemplate::new(&common::template_source(name), RenderOptions::default()) else { continue };
+            let gp = t.generation_prompt(&options).unwrap_or_default();
+            let prefill = parser_prefill(&a, &gp, &options);
+            for (k, output) in FALLBACK_OUTPUTS.iter().enumerate() {
+                let (a, o, p) = (a.clone(), options.clone(), prefill.clone());
+                let make: Factory = Rc::new(move || auto_parser(&a, &o, &p));
+                let label = format!("fallback {name} thinking={thinking} #{k}");
+                out.push(subject(label, (make, false), &gp, output, false, &markers));
+            }
         }
     }
     out

@@ -18,7 +18,7 @@ mod json_departures;
 mod tool;
 mod untyped_value;
 
-use super::config::{ParserConfig, ToolConfig};
+use super::config::{fallback_configs, FallbackConfig, ParserConfig, ToolConfig};
 use super::drive::{machine_parts, Input, Machine};
 use super::emit::{Diagnostics, Emitter};
 use super::marker::{Expect, Marker};
@@ -92,7 +92,20 @@ pub struct AutoParser {
     diags: Diagnostics,
     /// Bytes that may start a marker of the text states (see [`AutoParser::plain_text`]).
     text_marker_bytes: Box<[bool; 256]>,
+    /// The configuration of the text states; `cfg` is one of `fallback`'s while it reads a call.
+    base: Rc<ParserConfig>,
+    /// The tool formats of the fallback for a template without one (rule R13), tried side by side.
+    fallback: Rc<Vec<FallbackConfig>>,
+    /// Content so far ends at the start of a line (or right after reasoning or a call).
+    line_start: bool,
+    /// Inside a ```` ``` ```` code block of content (fallback calls are not read there).
+    in_code: bool,
+    /// The code fence as a marker (empty without a fallback).
+    fence: Rc<Marker>,
 }
+
+/// A code fence: calls written inside a fenced block are examples, not calls.
+const FENCE: &str = "```";
 
 
 impl AutoParser {
@@ -101,8 +114,15 @@ impl AutoParser {
     pub fn new(analysis: &Analysis, options: &RequestOptions) -> AutoParser {
         // Reasoning is extracted or left in content (`none`); `deepseek-legacy` is built above.
         let format = if options.reasoning_format == ReasoningFormat::None { ReasoningFormat::None } else { ReasoningFormat::Auto };
+        let cfg = Rc::new(ParserConfig::new(analysis, options));
+        let fallback = fallback_configs(analysis, options);
         let mut p = AutoParser {
-            cfg: Rc::new(ParserConfig::new(analysis, options)),
+            base: Rc::clone(&cfg),
+            fence: Rc::new(Marker::new(if fallback.is_empty() { "" } else { FENCE })),
+            fallback: Rc::new(fallback),
+            line_start: true,
+            in_code: false,
+            cfg,
             state: State::Start,
             input: Input::default(),
             emit: Emitter::new(format, false),
@@ -122,6 +142,13 @@ impl AutoParser {
         for m in text_markers.chain(tool_markers).chain(cfg.dropped_in_content()) {
             m.mark_first_bytes(&mut p.text_marker_bytes);
         }
+        let fallback = Rc::clone(&p.fallback);
+        for t in fallback.iter().filter_map(|f| f.cfg.tools.as_ref()) {
+            t.trigger.mark_first_bytes(&mut p.text_marker_bytes);
+        }
+        if !fallback.is_empty() {
+            p.text_marker_bytes[usize::from(b'`')] = true;
+        }
         p
     }
 
@@ -138,6 +165,9 @@ impl AutoParser {
     fn emit_content(&mut self, s: &str, out: &mut Vec<Delta>) {
         if s.is_empty() {
             return;
+        }
+        if !self.fallback.is_empty() {
+            self.line_start = self.line_start_after(s);
         }
         if let Some((_, ws, _)) = &mut self.stray_close {
             if s.chars().all(is_space) {
@@ -162,10 +192,20 @@ impl AutoParser {
         }
     }
 
+    /// Whether content ends at the start of a line once `s` follows what was emitted.
+    fn line_start_after(&self, s: &str) -> bool {
+        match s.rfind('\n') {
+            Some(p) => s.get(p..).unwrap_or("").chars().all(is_space),
+            None => self.line_start && s.chars().all(is_space),
+        }
+    }
+
     fn emit_reasoning(&mut self, s: &str, out: &mut Vec<Delta>) {
         if s.is_empty() {
             return;
         }
+        // Content after a reasoning block starts a line of its own.
+        self.line_start = true;
         // Whitespace-only reasoning is dropped (llama.cpp discards e.g. `<think>\n</think>`).
         let State::Reasoning { ws, started, .. } = &mut self.state else {
             // A whole block at once (delimiter-style reasoning).
@@ -209,6 +249,11 @@ impl AutoParser {
             call.raw.clear();
             call.index = self.calls;
             self.calls += 1;
+            self.line_start = true;
+            if let Some(rule) = &self.cfg.fallback_rule {
+                let message = format!("tool call read by the fallback for a template without a tool format: {rule} (rule R13)");
+                self.diags.add(call.start, message);
+            }
             call.id_sent = !call.data.id.is_empty();
             let id = call.id_sent.then(|| call.data.id.clone());
             out.push(Delta::ToolCall { index: call.index, id, name: Some(call.data.name.clone()), arguments: None });
@@ -291,6 +336,10 @@ impl AutoParser {
     }
 
     fn step(&mut self, text: &str, abs: usize, eof: bool, out: &mut Vec<Delta>) -> Step {
+        if !matches!(self.state, State::Tool(_)) && !Rc::ptr_eq(&self.cfg, &self.base) {
+            // A fallback call ended: the text states read with the base configuration again.
+            self.cfg = Rc::clone(&self.base);
+        }
         match &self.state {
             State::Start => self.step_start(text, abs, eof),
             &State::DelimReasoning { scanned } => self.step_delim_reasoning(scanned, text, abs, eof, out),
@@ -534,7 +583,7 @@ impl AutoParser {
         // Every marker this step looks for is searched only up to the first one present (see search_scope).
         let cfg = Rc::clone(&self.cfg);
         let mut wanted: Vec<&Marker> = Vec::new();
-        if let Some(t) = self.tools() {
+        if let Some(t) = cfg.tools.as_ref() {
             wanted.extend([&t.trigger, &t.call_trigger]);
         }
         wanted.extend(cfg.content_wrap.as_ref().map(|(s, _)| s));
@@ -542,7 +591,18 @@ impl AutoParser {
             wanted.extend([s, e]);
         }
         wanted.extend(cfg.dropped_in_content());
+        let others = wanted.len();
+        let (fallback, fence) = (Rc::clone(&self.fallback), Rc::clone(&self.fence));
+        // Inside a code block only its closing fence counts (a trigger there must not end the scope:
+        // the markers after it are still to be looked for).
+        if !self.in_code {
+            wanted.extend(fallback.iter().filter_map(|f| f.cfg.tools.as_ref()).map(|t| &t.trigger));
+        }
+        wanted.push(&fence);
         let scope = search_scope(text, &wanted);
+        if let Some(step) = self.fallback_in_content(text, scope, abs, eof, wanted.get(..others).unwrap_or(&[]), &fence, out) {
+            return step;
+        }
         if let Some(step) = self.dropped_in_content(text, scope, abs, out) {
             return step;
         }
@@ -559,28 +619,7 @@ impl AutoParser {
             return step;
         }
         match (trigger, wrap) {
-            (Some(((s, e), body, section)), w) if w.is_none_or(|(ws, _)| s < ws) => {
-                let Some(tools) = self.tools() else { return Step::Wait };
-                let section_open = section && !tools.section_start.is_empty();
-                let next = if body {
-                    ToolStep::JsonOpen
-                } else if !section {
-                    ToolStep::CallOpen
-                } else if !tools.section_start.is_empty() {
-                    if tools.format == ToolFormat::JsonNative { ToolStep::JsonOpen } else { ToolStep::Section }
-                } else if !tools.per_call_start.is_empty() {
-                    if tools.format == ToolFormat::JsonNative { ToolStep::JsonOpen } else { ToolStep::CallOpen }
-                } else {
-                    ToolStep::Name
-                };
-                self.section_open = section_open;
-                self.emit_content(text.get(..s).unwrap_or(""), out);
-                let consumed = if body { s } else { e };
-                self.begin_call(abs + s, text.get(s..consumed).unwrap_or(""));
-                self.in_array = false;
-                self.state = State::Tool(next);
-                Step::Adv(consumed)
-            }
+            (Some(((s, e), body, section)), w) if w.is_none_or(|(ws, _)| s < ws) => self.enter_call(text, abs, (s, e), body, section, out),
             (_, Some((s, e))) => {
                 let trail = self.cfg.content_wrap.as_ref().map(|(m, _)| m.trail.clone()).unwrap_or_default();
                 self.emit_content(text.get(..s).unwrap_or(""), out);
@@ -595,13 +634,95 @@ impl AutoParser {
                     let t = self.tools().map_or(0, |t| t.trigger.holdback(text).max(t.call_trigger.holdback(text)));
                     let w = self.cfg.content_wrap.as_ref().map_or(0, |(s, _)| s.holdback(text));
                     let eot = self.cfg.dropped_in_content().map(|m| m.holdback(text)).max().unwrap_or(0);
-                    t.max(w).max(self.reasoning_holdback(text)).max(eot)
+                    t.max(w).max(self.reasoning_holdback(text)).max(eot).max(self.fallback_holdback(text))
                 };
                 let n = text.len() - keep;
                 self.emit_content(text.get(..n).unwrap_or(""), out);
                 if n == 0 { Step::Wait } else { Step::Adv(n) }
             }
         }
+    }
+
+    /// A tool-call trigger at `s..e` of `text`: content before it, then the call's first state.
+    /// `body`: the trigger is the call's own first text (a bare `{`); `section`: it is the section
+    /// (or only) start marker, not a per-call marker.
+    fn enter_call(&mut self, text: &str, abs: usize, (s, e): (usize, usize), body: bool, section: bool, out: &mut Vec<Delta>) -> Step {
+        let Some(tools) = self.tools() else { return Step::Wait };
+        let section_open = section && !tools.section_start.is_empty();
+        let next = if body {
+            ToolStep::JsonOpen
+        } else if !section {
+            ToolStep::CallOpen
+        } else if !tools.section_start.is_empty() {
+            if tools.format == ToolFormat::JsonNative { ToolStep::JsonOpen } else { ToolStep::Section }
+        } else if !tools.per_call_start.is_empty() {
+            if tools.format == ToolFormat::JsonNative { ToolStep::JsonOpen } else { ToolStep::CallOpen }
+        } else {
+            ToolStep::Name
+        };
+        self.section_open = section_open;
+        self.emit_content(text.get(..s).unwrap_or(""), out);
+        let consumed = if body { s } else { e };
+        self.begin_call(abs + s, text.get(s..consumed).unwrap_or(""));
+        self.in_array = false;
+        self.state = State::Tool(next);
+        Step::Adv(consumed)
+    }
+
+    /// The fallback's triggers and code fences in content (rule R13), when one of them is the first
+    /// marker of `scope` (`others`: the content step's own markers, which win when earlier). The
+    /// earliest trigger wins, the longest on a tie; a trigger that may still grow into a longer one
+    /// waits. A fence at the start of a line opens or closes a code block, in which no call is read;
+    /// a line-start trigger elsewhere is text. A call found switches `cfg` to its format.
+    #[allow(clippy::too_many_arguments)]
+    fn fallback_in_content(&mut self, text: &str, scope: &str, abs: usize, eof: bool, others: &[&Marker], fence: &Marker, out: &mut Vec<Delta>) -> Option<Step> {
+        let fallback = Rc::clone(&self.fallback);
+        if fallback.is_empty() {
+            return None;
+        }
+        let mut best: Option<(usize, usize, Option<&FallbackConfig>)> = fence.find(scope).map(|(s, e)| (s, e, None));
+        if !self.in_code {
+            for f in fallback.iter() {
+                let Some((s, e)) = f.cfg.tools.as_ref().and_then(|t| t.trigger.find(scope)) else { continue };
+                if best.is_none_or(|(bs, be, _)| s < bs || s == bs && e - s > be - bs) {
+                    best = Some((s, e, Some(f)));
+                }
+            }
+        }
+        let (s, e, found) = best?;
+        if others.iter().filter_map(|m| m.find(scope)).any(|(o, _)| o < s) {
+            return None;
+        }
+        let rest = text.get(s..).unwrap_or("");
+        let longer = fallback.iter().filter_map(|f| f.cfg.tools.as_ref()).any(|t| t.trigger.core.len() > rest.len() && t.trigger.core.starts_with(rest));
+        if longer && !eof && !self.in_code {
+            self.emit_content(text.get(..s).unwrap_or(""), out);
+            return Some(if s == 0 { Step::Wait } else { Step::Adv(s) });
+        }
+        let at_line_start = self.line_start_after(text.get(..s).unwrap_or(""));
+        match found {
+            Some(f) if !f.line_start || at_line_start => {
+                let body = f.cfg.tools.as_ref().is_some_and(|t| t.trigger_is_body);
+                self.cfg = Rc::clone(&f.cfg);
+                Some(self.enter_call(text, abs, (s, e), body, true, out))
+            }
+            _ => {
+                if found.is_none() && at_line_start {
+                    self.in_code = !self.in_code;
+                }
+                self.emit_content(text.get(..e).unwrap_or(""), out);
+                Some(Step::Adv(e))
+            }
+        }
+    }
+
+    /// Trailing bytes of content that may still become one of the fallback's triggers or a fence.
+    fn fallback_holdback(&self, text: &str) -> usize {
+        if self.fallback.is_empty() {
+            return 0;
+        }
+        let triggers = self.fallback.iter().filter_map(|f| f.cfg.tools.as_ref()).map(|t| t.trigger.holdback(text)).max().unwrap_or(0);
+        triggers.max(crate::parse::scan::held_back_len(text, &[FENCE]))
     }
 
     /// Reasoning markers met in content, when one comes before any tool call (`call_at`) or content

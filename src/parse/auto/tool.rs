@@ -169,7 +169,8 @@ impl AutoParser {
                 if let Expect::Matched(n) = call_m {
                     let skip = text.len() - text.trim_start_matches(is_space).len();
                     let next = if t.per_call_start.is_empty() { ToolStep::Name } else { ToolStep::CallOpen };
-                    self.begin_call(abs + skip, "");
+                    let raw = self.section_raw();
+                    self.begin_call(abs + skip, &raw);
                     return goto(self, next, n);
                 }
                 if let Expect::Matched(n) = end_m {
@@ -186,7 +187,8 @@ impl AutoParser {
                 }
                 if bare && !rest.is_empty() {
                     let skip = text.len() - rest.len();
-                    self.begin_call(abs + skip, "");
+                    let raw = self.section_raw();
+                    self.begin_call(abs + skip, &raw);
                     return goto(self, ToolStep::Name, skip);
                 }
                 if !t.section_end.is_empty() && !(eof && rest.is_empty()) {
@@ -521,6 +523,12 @@ impl AutoParser {
         }
     }
 
+    /// The text read since the section opened, when no call of it was emitted yet: it belongs to the
+    /// first call, so a rollback of that call gives it back to content (`[` of `[unknown(x=1)]`).
+    fn section_raw(&mut self) -> String {
+        if self.call.committed { String::new() } else { std::mem::take(&mut self.call.raw) }
+    }
+
     /// The call's closing markers are done: back to the section or to content.
     fn end_call(&mut self) -> Step {
         let in_section = self.section_open && self.tools().is_some_and(|t| !t.section_start.is_empty() && t.format != ToolFormat::JsonNative);
@@ -568,6 +576,9 @@ impl AutoParser {
                 }
                 CallFeed::Done => {
                     self.python_syntax_departure(json.python());
+                    for l in json.leniencies() {
+                        self.diags.add(self.call.start, format!("tool call object: {l}"));
+                    }
                     if let Some(key) = json.unknown_key() {
                         // Its value was skipped: say so, the model wrote it.
                         let message = format!("tool call member {:?} not understood; its value is ignored", key);

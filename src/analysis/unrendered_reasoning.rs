@@ -1,0 +1,160 @@
+//! Phase 5 — reasoning tags that no ordinary render shows (R4, R5). Runs only when R1–R3 found no
+//! reasoning format, after the preserved tokens are collected (its tokens come last).
+//!
+//! R4: a template that cuts `…</x>` out of past assistant content (`content.split('</think>')[-1]`)
+//! never renders reasoning, but tells us the tags its model writes. Every closing tag `</x>` the
+//! source mentions is tried: a past assistant turn whose content is `<x>THINKING</x>TEXT` renders
+//! without THINKING (but with TEXT) exactly when the template strips that block.
+//!
+//! R5: a template whose thinking switch is not `enable_thinking` (`thinking`) may describe the
+//! format in the instructions it adds when thinking is on ("write your thoughts between
+//! <think></think> and your response between <response></response>"). Empty tag pairs `<x></x>`
+//! that appear only with the switch on name the reasoning tags, and a second pair the content
+//! wrapper that goes with reasoning.
+//!
+//! Once the tags are known, a content "wrapper" C1 found that opens with the reasoning start is the
+//! reasoning block the template opens before every reply (Nemotron Nano v2 renders the last turn as
+//! `<think>\n` + text): the reasoning start is taken as printed and the content is plain.
+
+use super::diff::{common_prefix_len, trim_ws};
+use super::probe::*;
+use super::types::{Analysis, ContentMode, ReasoningMode};
+
+/// Names under which templates read the thinking switch, besides `enable_thinking`.
+const THINKING_SWITCHES: &[&str] = &["thinking"];
+
+/// The reply of the turn after the probed one.
+const LATER_REPLY: &str = "L_LATER_MSG Done END_L";
+
+/// At most this many closing tags of the source are tried (each costs one render).
+const MAX_CANDIDATES: usize = 12;
+
+pub fn analyze(pr: &mut Prober, a: &mut Analysis) {
+    if a.reasoning.mode != ReasoningMode::None {
+        return;
+    }
+    if let Some(name) = stripped_tag(pr) {
+        set_reasoning(a, &format!("<{name}>"), &format!("</{name}>"));
+        pr.diagnostics.push(format!(
+            "reasoning: the template cuts `<{name}>…</{name}>` out of past assistant content; read as the model's reasoning tags"
+        ));
+        return;
+    }
+    let pairs = instructed_pairs(pr);
+    if let Some((start, end)) = pairs.first() {
+        set_reasoning(a, start, end);
+        let mut named = format!("{start}{end}");
+        if let Some((cs, ce)) = pairs.get(1) {
+            a.content.mode = ContentMode::WrappedWithReasoning;
+            a.content.start = cs.clone();
+            a.content.end = ce.clone();
+            a.preserve_tokens(&[cs, ce]);
+            named += &format!(" and {cs}{ce}");
+        }
+        pr.diagnostics.push(format!("reasoning: the instructions added with thinking on name {named}; read as the model's tags"));
+    }
+}
+
+fn set_reasoning(a: &mut Analysis, start: &str, end: &str) {
+    a.reasoning.mode = ReasoningMode::TagBased;
+    a.reasoning.start = start.to_string();
+    // A "content wrapper" that opens with the reasoning start is the reasoning block the template
+    // opens before every reply (`<think>\n` + text): the opener as printed, and plain content.
+    if a.content.mode != ContentMode::Plain && trim_ws(&a.content.start) == start {
+        a.reasoning.start = std::mem::take(&mut a.content.start);
+        a.content.end.clear();
+        a.content.mode = ContentMode::Plain;
+    }
+    a.reasoning.end = end.to_string();
+    a.preserve_tokens(&[start, end]);
+}
+
+/// Tag names of the closing tags `</name>` in the source, first occurrence first.
+fn closing_tag_names(src: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (at, _) in src.match_indices("</") {
+        let rest = &src[at + 2..];
+        let len = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')).unwrap_or(rest.len());
+        let name = &rest[..len];
+        let starts_alpha = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
+        if starts_alpha && rest[len..].starts_with('>') && !out.iter().any(|n| n == name) {
+            out.push(name.to_string());
+            if out.len() == MAX_CANDIDATES {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// R4: the first closing tag whose block the template strips from a past assistant turn.
+fn stripped_tag(pr: &mut Prober) -> Option<String> {
+    for name in closing_tag_names(pr.template.source()) {
+        let content = format!("<{name}>{THINKING}</{name}>{ASSISTANT_MSG}");
+        // A past turn: some templates keep the reasoning of the last assistant turn.
+        let p = Params::new(vec![user(USER_MSG), assistant_text(&content), user(USER_MSG_TWO), assistant_text(LATER_REPLY)]);
+        if let Ok(out) = pr.render(&p) {
+            if out.contains(ASSISTANT_MSG) && !out.contains(THINKING) {
+                return Some(name);
+            }
+        }
+    }
+    None
+}
+
+/// R5: empty tag pairs `<x></x>` in the generation prompt with every thinking switch on that are not
+/// there with them off.
+fn instructed_pairs(pr: &mut Prober) -> Vec<(String, String)> {
+    let render = |pr: &mut Prober, on: bool| {
+        let mut p = Params::new(vec![user(USER_MSG)]);
+        p.add_generation_prompt = true;
+        p.enable_thinking = on;
+        p.switches = THINKING_SWITCHES.iter().map(|s| (s.to_string(), on.into())).collect();
+        pr.render(&p).ok()
+    };
+    let (Some(off), Some(on)) = (render(pr, false), render(pr, true)) else { return Vec::new() };
+    if off == on {
+        return Vec::new();
+    }
+    let shared = common_prefix_len(&off, &on);
+    let before = empty_pairs(&off);
+    empty_pairs(&on[shared.min(on.len())..]).into_iter().filter(|p| !before.contains(p)).collect()
+}
+
+/// `<x></x>` pairs in `text`, in order.
+fn empty_pairs(text: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (at, _) in text.match_indices("></") {
+        let Some(open_at) = text[..at].rfind('<') else { continue };
+        let name = &text[open_at + 1..at];
+        let valid = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        let close = format!("</{name}>");
+        if valid && text[at + 1..].starts_with(&close) {
+            let pair = (format!("<{name}>"), close);
+            if !out.contains(&pair) {
+                out.push(pair);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closing_tags_are_read_from_the_source() {
+        let src = "{% set c = content.split('</think>')[-1] %}{{ '</tool_call>' }}</ 3></think>";
+        assert_eq!(closing_tag_names(src), vec!["think".to_string(), "tool_call".to_string()]);
+    }
+
+    #[test]
+    fn empty_pairs_are_found_in_order() {
+        let t = "Write your thoughts between <think></think> and your response between <response></response>.";
+        let got = empty_pairs(t);
+        assert_eq!(got[0], ("<think>".to_string(), "</think>".to_string()));
+        assert_eq!(got[1], ("<response>".to_string(), "</response>".to_string()));
+        assert!(empty_pairs("<a>x</a> and <b c></b c>").is_empty());
+    }
+}

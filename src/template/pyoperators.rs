@@ -1,0 +1,585 @@
+//! Python operator semantics that minijinja's VM does not have, reached by rewriting the source.
+//!
+//! Jinja2 evaluates operators with Python's objects: `str + Markup` is `Markup.__radd__`, which escapes
+//! the plain operand; `'%s' % x` is printf formatting; `for x in None` raises `TypeError`. minijinja
+//! concatenates, refuses `%` on strings and iterates `None` as empty, and it has no hook for operators.
+//! So before compiling, the template is parsed with minijinja's own parser and, where it matters, an
+//! operator is turned into a call of a function here that implements Python's semantics:
+//!
+//! * `for x in E` → `for x in __py_iter(E)` in every template (raises on `None`);
+//! * `a % b` → `__py_mod(a, b)` in every template, unless `a` is a number literal;
+//! * `a + b` → `__py_add(a, b)` and `a ~ b` → `__py_concat(a, b)` only in templates that can make a
+//!   `Markup` at all (they apply `safe`, `escape`, `e` or `forceescape`): without one, Python's `+`
+//!   and `~` on the values a chat template sees are minijinja's.
+//!
+//! The rewrite only inserts text and replaces operator tokens; [`Rewritten::original_offset`] maps
+//! positions in errors back to the source as given. Lines never change.
+
+use super::env::note_fuel;
+use super::markup::{is_markup, markup_escape};
+use super::tojson::{too_large, MAX_SERIALIZED_BYTES};
+use minijinja::machinery::ast::{CallArg, Expr, Stmt};
+use minijinja::machinery::{self, ast::BinOpKind, Token};
+use minijinja::syntax::SyntaxConfig;
+use minijinja::value::{Value, ValueKind};
+use minijinja::{Environment, Error, ErrorKind, State};
+
+/// The function names the rewrite calls.
+pub const PY_ADD: &str = "__py_add";
+pub const PY_CONCAT: &str = "__py_concat";
+pub const PY_MOD: &str = "__py_mod";
+pub const PY_ITER: &str = "__py_iter";
+
+/// Register the functions the rewrite calls.
+pub fn add_operator_functions(env: &mut Environment<'static>) {
+    env.add_function(PY_ADD, py_add);
+    env.add_function(PY_CONCAT, py_concat);
+    env.add_function(PY_MOD, py_mod);
+    env.add_function(PY_ITER, py_iter);
+}
+
+/// Most rewritten calls nested in one another. Each costs the parser a bracket level of stack (a chain
+/// `a + b + …` costs none before the rewrite); a template needing more keeps minijinja's operators.
+/// Real templates nest under 10.
+const MAX_NESTED_CALLS: i32 = 16;
+
+/// Filters that make a `Markup` in Jinja2 without auto-escaping.
+const MARKUP_FILTERS: [&str; 4] = ["safe", "escape", "e", "forceescape"];
+
+/// A rewritten source and the edits that made it.
+#[derive(Debug, Clone, Default)]
+pub struct Rewritten {
+    pub source: String,
+    /// The template applies a filter that makes a `Markup`.
+    pub makes_markup: bool,
+    /// (offset in the original, bytes removed, bytes inserted), in source order.
+    edits: Vec<(usize, usize, usize)>,
+}
+
+impl Rewritten {
+    /// The rewrite changed nothing.
+    pub fn is_identity(&self) -> bool {
+        self.edits.is_empty()
+    }
+
+    /// The same facts about the template, for its source compiled as it is.
+    pub fn without_edits(self) -> Rewritten {
+        Rewritten { source: String::new(), makes_markup: self.makes_markup, edits: Vec::new() }
+    }
+
+    /// The offset in the original source of `offset` in the rewritten one (text the rewrite inserted
+    /// maps to where it was inserted).
+    pub fn original_offset(&self, offset: usize) -> usize {
+        let mut shift: isize = 0;
+        for &(at, removed, inserted) in &self.edits {
+            let start = (at as isize + shift) as usize;
+            if offset < start {
+                break;
+            }
+            if offset < start + inserted {
+                return at;
+            }
+            shift += inserted as isize - removed as isize;
+        }
+        (offset as isize - shift).max(0) as usize
+    }
+}
+
+/// One edit: at `at` (original offset) remove `remove` bytes and insert `text`. `rank` orders edits at
+/// the same offset: closing parentheses (innermost first), then token replacements, then openings
+/// (outermost first).
+struct Edit {
+    at: usize,
+    rank: (u8, i32),
+    remove: usize,
+    text: &'static str,
+}
+
+struct Collector<'s> {
+    tokens: Vec<(Token<'s>, machinery::Span)>,
+    edits: Vec<Edit>,
+    markup: bool,
+    /// An operator whose token could not be located: the rewrite is abandoned.
+    failed: bool,
+}
+
+/// Rewrite `source` (see the module doc). A source minijinja cannot parse is returned unchanged: compiling
+/// it reports the syntax error.
+pub fn rewrite(source: &str, syntax: &SyntaxConfig) -> Rewritten {
+    let unchanged = || Rewritten { source: source.to_string(), makes_markup: false, edits: Vec::new() };
+    let Ok(ast) = machinery::parse(source, "chat_template", syntax.clone()) else { return unchanged() };
+    let tokens: Result<Vec<_>, _> = machinery::tokenize(source, false, syntax.clone()).collect();
+    let Ok(tokens) = tokens else { return unchanged() };
+    let mut c = Collector { tokens, edits: Vec::new(), markup: false, failed: false };
+    c.markup = makes_markup(&ast);
+    c.stmt(&ast);
+    if c.failed || c.edits.is_empty() {
+        return Rewritten { makes_markup: c.markup, ..unchanged() };
+    }
+    let mut edits = c.edits;
+    edits.sort_by_key(|e| (e.at, e.rank));
+    let mut out = String::with_capacity(source.len() + edits.len() * 12);
+    let mut record = Vec::with_capacity(edits.len());
+    let mut pos = 0;
+    for e in &edits {
+        if e.at < pos || !source.is_char_boundary(e.at) {
+            return Rewritten { makes_markup: c.markup, ..unchanged() };
+        }
+        out.push_str(&source[pos..e.at]);
+        out.push_str(e.text);
+        record.push((e.at, e.remove, e.text.len()));
+        pos = e.at + e.remove;
+    }
+    out.push_str(&source[pos..]);
+    Rewritten { source: out, makes_markup: c.markup, edits: record }
+}
+
+/// Does the template apply a filter that makes a `Markup` (directly, or named to `map` and the like)?
+fn makes_markup(ast: &Stmt<'_>) -> bool {
+    let mut found = false;
+    walk_stmt(ast, &mut |e| match e {
+        Expr::Filter(f) if MARKUP_FILTERS.contains(&f.name) => found = true,
+        Expr::Const(c) if c.value.as_str().is_some_and(|s| MARKUP_FILTERS.contains(&s)) => found = true,
+        _ => {}
+    });
+    found
+}
+
+impl<'s> Collector<'s> {
+    fn stmt(&mut self, s: &Stmt<'_>) {
+        if let Stmt::ForLoop(f) = s {
+            self.wrap_iterable(f.span().start_offset as usize);
+        }
+        // A loop's iterable sits inside `__py_iter(…)`; nothing else a statement holds is enclosed.
+        let iter = match s {
+            Stmt::ForLoop(f) => Some(&f.iter as *const Expr<'_>),
+            _ => None,
+        };
+        for_each_child(s, &mut |child| match child {
+            Child::Stmt(st) => self.stmt(st),
+            Child::Expr(e) => self.expr(e, i32::from(iter == Some(e as *const Expr<'_>))),
+        });
+    }
+
+    /// `nest`: how many rewritten calls enclose `e`.
+    fn expr(&mut self, e: &Expr<'_>, nest: i32) {
+        if let Expr::BinOp(b) = e {
+            let target = match b.op {
+                BinOpKind::Add if self.markup => Some((PY_ADD, Token::Plus)),
+                BinOpKind::Concat if self.markup => Some((PY_CONCAT, Token::Tilde)),
+                BinOpKind::Rem if !matches!(&b.left, Expr::Const(c) if c.value.is_number()) => Some((PY_MOD, Token::Mod)),
+                _ => None,
+            };
+            let inner = match target {
+                Some((function, op)) => {
+                    self.call(b.span(), &b.left, &b.right, function, &op, nest);
+                    nest + 1
+                }
+                None => nest,
+            };
+            self.expr(&b.left, inner);
+            self.expr(&b.right, inner);
+            return;
+        }
+        expr_children(e, &mut |child| self.expr(child, nest));
+    }
+
+    /// `left OP right` spanning `span` becomes `function(left, right)`.
+    fn call(&mut self, span: machinery::Span, left: &Expr<'_>, right: &Expr<'_>, function: &'static str, op: &Token<'_>, nest: i32) {
+        if nest >= MAX_NESTED_CALLS {
+            self.failed = true;
+            return;
+        }
+        let (start, end) = (span.start_offset as usize, span.end_offset as usize);
+        let after_left = left.span().end_offset as usize;
+        let before_right = right.span().start_offset as usize;
+        // Between the left operand and the operator there can only be closing parentheses.
+        let found = self
+            .tokens
+            .iter()
+            .skip_while(|(_, s)| (s.start_offset as usize) < after_left)
+            .find(|(t, _)| !matches!(t, Token::ParenClose))
+            .filter(|(t, s)| std::mem::discriminant(t) == std::mem::discriminant(op) && (s.end_offset as usize) <= before_right);
+        let Some((_, op_span)) = found else {
+            self.failed = true;
+            return;
+        };
+        let opening = match function {
+            PY_ADD => "__py_add(",
+            PY_CONCAT => "__py_concat(",
+            _ => "__py_mod(",
+        };
+        self.edits.push(Edit { at: start, rank: (2, nest), remove: 0, text: opening });
+        let op_at = op_span.start_offset as usize;
+        self.edits.push(Edit { at: op_at, rank: (1, 0), remove: op_span.end_offset as usize - op_at, text: "," });
+        self.edits.push(Edit { at: end, rank: (0, -nest), remove: 0, text: ")" });
+    }
+
+    /// Wrap the iterable of the for loop whose tag starts at `tag` (the tokens after its first `in` at
+    /// bracket depth 0, up to `if`, `recursive` or the block end at depth 0) in `__py_iter(…)`. It is the
+    /// outermost call at its offsets.
+    fn wrap_iterable(&mut self, tag: usize) {
+        let mut depth = 0i32;
+        let keyword = self.tokens.iter().enumerate().skip_while(|(_, (_, s))| (s.start_offset as usize) < tag).find(|(_, (t, _))| {
+            match t {
+                Token::ParenOpen | Token::BracketOpen | Token::BraceOpen => depth += 1,
+                Token::ParenClose | Token::BracketClose | Token::BraceClose => depth -= 1,
+                _ => {}
+            }
+            depth == 0 && matches!(t, Token::Ident("in"))
+        });
+        let Some((in_at, _)) = keyword else {
+            self.failed = true;
+            return;
+        };
+        let mut depth = 0i32;
+        let mut first = None;
+        let mut last = None;
+        for (t, s) in &self.tokens[in_at + 1..] {
+            match t {
+                Token::ParenOpen | Token::BracketOpen | Token::BraceOpen => depth += 1,
+                Token::ParenClose | Token::BracketClose | Token::BraceClose => depth -= 1,
+                Token::Ident("if" | "recursive") | Token::BlockEnd if depth == 0 => break,
+                _ => {}
+            }
+            first.get_or_insert(s.start_offset as usize);
+            last = Some(s.end_offset as usize);
+        }
+        let (Some(first), Some(last)) = (first, last) else {
+            self.failed = true;
+            return;
+        };
+        self.edits.push(Edit { at: first, rank: (2, -1), remove: 0, text: "__py_iter(" });
+        self.edits.push(Edit { at: last, rank: (0, 1), remove: 0, text: ")" });
+    }
+}
+
+/// The name Python gives the type of `v` in a `TypeError`.
+fn python_type(v: &Value) -> &'static str {
+    match v.kind() {
+        ValueKind::String if v.is_safe() => "Markup",
+        ValueKind::String => "str",
+        ValueKind::None => "NoneType",
+        ValueKind::Undefined => "Undefined",
+        ValueKind::Bool => "bool",
+        ValueKind::Number if v.is_integer() => "int",
+        ValueKind::Number => "float",
+        ValueKind::Map => "dict",
+        _ if v.is_tuple() => "tuple",
+        _ => "list",
+    }
+}
+
+fn joined(a: &str, b: &str) -> Result<String, Error> {
+    if a.len() + b.len() > MAX_SERIALIZED_BYTES {
+        return Err(too_large("string concatenation"));
+    }
+    Ok([a, b].concat())
+}
+
+/// minijinja's own operator, for operands whose Python semantics it already has.
+fn native(state: &State, expression: &'static str, a: Value, b: Value) -> Result<Value, Error> {
+    state.env().compile_expression(expression)?.eval(minijinja::context! { a => a, b => b })
+}
+
+/// Python's `a + b` (`__py_add`).
+fn py_add(state: &State, a: Value, b: Value) -> Result<Value, Error> {
+    note_fuel(state);
+    match (a.kind(), b.kind()) {
+        (ValueKind::String, ValueKind::String) => {
+            let (x, y) = (a.as_str().unwrap_or_default(), b.as_str().unwrap_or_default());
+            Ok(match (a.is_safe(), b.is_safe()) {
+                (false, false) => Value::from(joined(x, y)?),
+                (true, true) => Value::from_safe_string(joined(x, y)?),
+                (true, false) => Value::from_safe_string(joined(x, &markup_escape(y))?),
+                (false, true) => Value::from_safe_string(joined(&markup_escape(x), y)?),
+            })
+        }
+        _ if is_markup(&a) || is_markup(&b) => Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!("unsupported operand type(s) for +: '{}' and '{}'", python_type(&a), python_type(&b)),
+        )),
+        (ValueKind::Number, ValueKind::Number) if a.is_integer() && b.is_integer() => {
+            match (a.as_i64(), b.as_i64()) {
+                (Some(x), Some(y)) if x.checked_add(y).is_some() => Ok(Value::from(x + y)),
+                _ => native(state, "a + b", a, b),
+            }
+        }
+        _ => native(state, "a + b", a, b),
+    }
+}
+
+/// Python's `a ~ b` (`__py_concat`): Jinja2's `str_join`, a plain string even of two `Markup`s.
+fn py_concat(state: &State, a: Value, b: Value) -> Result<Value, Error> {
+    note_fuel(state);
+    if a.kind() == ValueKind::String && b.kind() == ValueKind::String {
+        return Ok(Value::from(joined(a.as_str().unwrap_or_default(), b.as_str().unwrap_or_default())?));
+    }
+    native(state, "a ~ b", a, b)
+}
+
+/// Python's `a % b` (`__py_mod`): printf formatting for a string (escaping the arguments of a `Markup`),
+/// Python's floor modulo for integers.
+fn py_mod(state: &mut State, a: Value, b: Value) -> Result<Value, Error> {
+    note_fuel(state);
+    if a.kind() == ValueKind::String {
+        // A tuple gives the arguments; anything else (a list, a mapping for `%(name)s`) is one argument.
+        let mut args = vec![a];
+        if b.is_tuple() {
+            args.extend(b.try_iter()?);
+        } else {
+            args.push(b);
+        }
+        return state.apply_filter("format", &args);
+    }
+    if let (Some(x), Some(y)) = (a.as_i64().filter(|_| a.kind() == ValueKind::Number), b.as_i64().filter(|_| b.kind() == ValueKind::Number)) {
+        if y == 0 {
+            return Err(Error::new(ErrorKind::InvalidOperation, "integer modulo by zero"));
+        }
+        let (x, y) = (x as i128, y as i128);
+        let r = x % y;
+        let r = if r != 0 && (r < 0) != (y < 0) { r + y } else { r };
+        return Ok(Value::from(r as i64));
+    }
+    native(state, "a % b", a, b)
+}
+
+/// A for loop's iterable (`__py_iter`): Python raises on `None`, which minijinja iterates as empty.
+fn py_iter(state: &State, v: Value) -> Result<Value, Error> {
+    note_fuel(state);
+    not_none(&v)?;
+    Ok(v)
+}
+
+/// Python's `TypeError` for iterating `None` (a for loop, `|join`, `|list`).
+pub fn not_none(v: &Value) -> Result<(), Error> {
+    match v.is_none() {
+        true => Err(Error::new(ErrorKind::InvalidOperation, "'NoneType' object is not iterable")),
+        false => Ok(()),
+    }
+}
+
+/// A child of a statement.
+enum Child<'a, 'b> {
+    Stmt(&'b Stmt<'a>),
+    Expr(&'b Expr<'a>),
+}
+
+fn for_each_child<'a, 'b>(s: &'b Stmt<'a>, f: &mut dyn FnMut(Child<'a, 'b>)) {
+    let stmts = |f: &mut dyn FnMut(Child<'a, 'b>), body: &'b [Stmt<'a>]| body.iter().for_each(|s| f(Child::Stmt(s)));
+    match s {
+        Stmt::Template(t) => stmts(f, &t.children),
+        Stmt::EmitExpr(e) => f(Child::Expr(&e.expr)),
+        Stmt::ForLoop(l) => {
+            f(Child::Expr(&l.target));
+            f(Child::Expr(&l.iter));
+            if let Some(e) = &l.filter_expr {
+                f(Child::Expr(e));
+            }
+            stmts(f, &l.body);
+            stmts(f, &l.else_body);
+        }
+        Stmt::IfCond(i) => {
+            f(Child::Expr(&i.expr));
+            stmts(f, &i.true_body);
+            stmts(f, &i.false_body);
+        }
+        Stmt::WithBlock(w) => {
+            for (t, e) in &w.assignments {
+                f(Child::Expr(t));
+                f(Child::Expr(e));
+            }
+            stmts(f, &w.body);
+        }
+        Stmt::Set(s) => {
+            f(Child::Expr(&s.target));
+            f(Child::Expr(&s.expr));
+        }
+        Stmt::SetBlock(s) => {
+            f(Child::Expr(&s.target));
+            if let Some(e) = &s.filter {
+                f(Child::Expr(e));
+            }
+            stmts(f, &s.body);
+        }
+        Stmt::AutoEscape(a) => {
+            f(Child::Expr(&a.enabled));
+            stmts(f, &a.body);
+        }
+        Stmt::FilterBlock(b) => {
+            f(Child::Expr(&b.filter));
+            stmts(f, &b.body);
+        }
+        Stmt::Macro(m) => {
+            m.args.iter().chain(&m.defaults).for_each(|e| f(Child::Expr(e)));
+            stmts(f, &m.body);
+        }
+        Stmt::CallBlock(c) => {
+            f(Child::Expr(&c.call.expr));
+            c.call.args.iter().for_each(|a| f(Child::Expr(call_arg(a))));
+            c.macro_decl.args.iter().chain(&c.macro_decl.defaults).for_each(|e| f(Child::Expr(e)));
+            stmts(f, &c.macro_decl.body);
+        }
+        Stmt::Do(d) => {
+            f(Child::Expr(&d.call.expr));
+            d.call.args.iter().for_each(|a| f(Child::Expr(call_arg(a))));
+        }
+        #[allow(unreachable_patterns)]
+        _ => {}
+    }
+}
+
+fn call_arg<'a, 'b>(a: &'b CallArg<'a>) -> &'b Expr<'a> {
+    match a {
+        CallArg::Pos(e) | CallArg::Kwarg(_, e) | CallArg::PosSplat(e) | CallArg::KwargSplat(e) => e,
+    }
+}
+
+fn expr_children<'a, 'b>(e: &'b Expr<'a>, f: &mut dyn FnMut(&'b Expr<'a>)) {
+    match e {
+        Expr::Var(_) | Expr::Const(_) => {}
+        Expr::Slice(s) => {
+            f(&s.expr);
+            [&s.start, &s.stop, &s.step].into_iter().flatten().for_each(|e| f(e));
+        }
+        Expr::UnaryOp(u) => f(&u.expr),
+        Expr::BinOp(b) => {
+            f(&b.left);
+            f(&b.right);
+        }
+        Expr::Compare(c) => {
+            f(&c.expr);
+            c.ops.iter().for_each(|o| f(&o.expr));
+        }
+        Expr::IfExpr(i) => {
+            f(&i.test_expr);
+            f(&i.true_expr);
+            if let Some(e) = &i.false_expr {
+                f(e);
+            }
+        }
+        Expr::Filter(x) => {
+            if let Some(e) = &x.expr {
+                f(e);
+            }
+            x.args.iter().for_each(|a| f(call_arg(a)));
+        }
+        Expr::Test(t) => {
+            f(&t.expr);
+            t.args.iter().for_each(|a| f(call_arg(a)));
+        }
+        Expr::GetAttr(g) => f(&g.expr),
+        Expr::GetItem(g) => {
+            f(&g.expr);
+            f(&g.subscript_expr);
+        }
+        Expr::Call(c) => {
+            f(&c.expr);
+            c.args.iter().for_each(|a| f(call_arg(a)));
+        }
+        Expr::List(l) => l.items.iter().for_each(|e| f(e)),
+        Expr::Tuple(t) => t.items.iter().for_each(|e| f(e)),
+        Expr::Map(m) => m.keys.iter().chain(&m.values).for_each(|e| f(e)),
+    }
+}
+
+/// Visit every expression of a statement tree.
+fn walk_stmt<'a>(s: &Stmt<'a>, f: &mut dyn FnMut(&Expr<'a>)) {
+    for_each_child(s, &mut |child| match child {
+        Child::Stmt(st) => walk_stmt(st, f),
+        Child::Expr(e) => walk_expr(e, f),
+    });
+}
+
+fn walk_expr<'a>(e: &Expr<'a>, f: &mut dyn FnMut(&Expr<'a>)) {
+    f(e);
+    expr_children(e, &mut |child| walk_expr(child, f));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rewrite;
+    use crate::template::env::syntax_config;
+    use crate::{render_template, RenderOptions};
+    use serde_json::json;
+
+    fn rewritten(src: &str) -> String {
+        rewrite(src, &syntax_config()).source
+    }
+
+    #[test]
+    fn operators_become_calls_only_where_python_differs() {
+        // No Markup filter: `+` and `~` stay minijinja's; `%` is rewritten unless its left side is a number.
+        assert_eq!(rewritten("{{ a + b ~ c }}{{ 7 % 2 }}{{ x % 2 }}"), "{{ a + b ~ c }}{{ 7 % 2 }}{{ __py_mod(x , 2) }}");
+        // `~` binds tighter than `+`: the inner call closes first.
+        assert_eq!(rewritten("{{ a|safe + b ~ c }}"), "{{ __py_add(a|safe , __py_concat(b , c)) }}");
+        assert_eq!(rewritten("{{ ('x'|safe) + (y) }}"), "{{ __py_add(('x'|safe) , (y)) }}");
+        assert_eq!(rewritten("{{ a + b + c|e }}"), "{{ __py_add(__py_add(a , b) , c|e) }}");
+        assert_eq!(
+            rewritten("{% for x in (a + b)|list if x recursive %}{% endfor %}"),
+            "{% for x in __py_iter((a + b)|list) if x recursive %}{% endfor %}"
+        );
+        assert_eq!(rewritten("{% for k, v in m|items %}{% endfor %}"), "{% for k, v in __py_iter(m|items) %}{% endfor %}");
+        // A template minijinja cannot parse is left for the compiler to report.
+        assert_eq!(rewritten("{% for x in %}"), "{% for x in %}");
+    }
+
+    #[test]
+    fn original_offsets_skip_inserted_text() {
+        let r = rewrite("{{ x % 2 }}", &syntax_config());
+        assert_eq!(r.source, "{{ __py_mod(x , 2) }}");
+        assert_eq!(r.original_offset(0), 0);
+        assert_eq!(r.original_offset(5), 3); // inside `__py_mod(` → where it was inserted
+        assert_eq!(r.original_offset(12), 3); // `x`
+        assert_eq!(r.original_offset(14), 5); // `,` replaced `%`
+        assert_eq!(r.original_offset(16), 7); // `2`
+        assert_eq!(r.original_offset(r.source.len()), 11);
+    }
+
+    fn render(src: &str) -> Result<String, crate::Error> {
+        render_template(src, &json!({ "n": null, "l": [1, 2] }), RenderOptions::default())
+    }
+
+    #[test]
+    fn iterating_none_raises_as_in_python() {
+        for src in ["{% for x in n %}x{% endfor %}", "{% for x in n if x %}x{% else %}e{% endfor %}", "{{ n|join(',') }}", "{{ n|list }}"] {
+            let err = render(src).unwrap_err();
+            assert!(err.to_string().contains("'NoneType' object is not iterable"), "{src}: {err}");
+        }
+        // Undefined iterates as empty in Jinja2; lists and recursive loops are unchanged.
+        assert_eq!(render("{% for x in missing %}x{% else %}e{% endfor %}").unwrap(), "e");
+        assert_eq!(render("{% for x in [[1, [2]]] recursive %}{{ x if x is number else loop(x) }}{% endfor %}").unwrap(), "12");
+        assert_eq!(render("{% for x in l %}{{ x }}{% endfor %}{{ l|join(',') }}").unwrap(), "121,2");
+    }
+
+    #[test]
+    fn errors_point_into_the_source_as_given() {
+        let err = render("{{ 1 }}\n{% for x in n %}x{% endfor %}").unwrap_err();
+        assert_eq!(err.location(), Some((2, 13)), "{err:?}");
+    }
+
+    /// A chain the rewrite would nest too deep keeps minijinja's own `+`.
+    #[test]
+    fn a_rewrite_too_deep_to_compile_falls_back_to_the_source() {
+        let src = format!("{{{{ ('a'|safe){} }}}}", " + '<'".repeat(180));
+        assert_eq!(render(&src).unwrap(), format!("a{}", "<".repeat(180)));
+        // Within the limit the rewrite applies.
+        let src = format!("{{{{ ('a'|safe){} }}}}", " + '<'".repeat(16));
+        assert_eq!(render(&src).unwrap(), format!("a{}", "&lt;".repeat(16)));
+    }
+
+    #[test]
+    fn percent_is_pythons() {
+        let cases = [
+            ("{{ -7 % 3 }}|{{ 7 % -3 }}|{{ 7.5 % 2 }}", "2|-2|1.5"),
+            ("{{ '%d items' % 3 }}|{{ '%s-%s' % ('a', 'b') }}|{{ '%s' % [1, 'b'] }}", "3 items|a-b|[1, 'b']"),
+            ("{{ '%5.1f|%-3s|%03d' % (3.14159, 'a', 7) }}", "  3.1|a  |007"),
+            ("{% set i = 5 %}{{ i % 2 }}{{ (i + 1) % 2 }}", "10"),
+        ];
+        for (src, want) in cases {
+            assert_eq!(render(src).unwrap(), want, "{src}");
+        }
+        assert!(render("{{ 7 % x }}").is_err() || render("{{ 7 % 0 }}").is_err());
+        assert!(render("{% set z = 0 %}{{ 7 % z }}").is_err());
+    }
+}
