@@ -38,6 +38,7 @@ fn main() {
     let mut subjects = case_subjects(&mut templates);
     subjects.extend(bench_subjects(&mut templates, &["1k", "2k"]));
     subjects.extend(fallback_subjects(&mut templates));
+    subjects.extend(departures::departure_subjects(&mut templates));
     let mut rng = Rng::new(seed);
     let t0 = Instant::now();
     let (mut runs, mut texts, mut bytes, mut reported) = (0u64, 0u64, 0u64, 0u64);

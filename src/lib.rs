@@ -60,6 +60,13 @@ pub mod testing {
         let mut parser = crate::parse::auto::AutoParser::new(analysis, options);
         let mut initial = Vec::new();
         parser.prefill(prefill, &mut initial);
+        Box::new(Prefilled { parser: Box::new(parser), initial })
+    }
+
+    /// The parser a request gets for its template's format (`Format::parser`: the dedicated
+    /// handler's or the auto parser, having read the generation prompt's part it continues).
+    pub fn format_parser(analysis: &Analysis, options: &RequestOptions, generation_prompt: &str) -> Box<dyn OutputParser> {
+        let (parser, initial) = crate::formats::format_of(analysis.handler).parser(analysis, options, generation_prompt);
         Box::new(Prefilled { parser, initial })
     }
 
@@ -69,7 +76,7 @@ pub mod testing {
         initial: Vec<Delta>,
     }
 
-    impl<P: OutputParser> OutputParser for Prefilled<P> {
+    impl<P: OutputParser + ?Sized> OutputParser for Prefilled<Box<P>> {
         fn push(&mut self, chunk: &str, out: &mut Vec<Delta>) {
             out.append(&mut self.initial);
             self.parser.push(chunk, out);

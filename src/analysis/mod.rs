@@ -23,6 +23,7 @@ mod reasoning;
 mod roles;
 mod source_tokens;
 mod tool_markers;
+mod tool_turns;
 mod tools;
 mod types;
 mod unrendered_reasoning;
@@ -78,6 +79,14 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
     // Late phases add their tokens after the union.
     content::wrapper_around_reply(&mut pr, &mut a);
     unrendered_reasoning::analyze(&mut pr, &mut a);
+    if caps.supports_tool_calls {
+        let known: Vec<String> = a.preserved_tokens.iter().chain(&a.turn_end).cloned().collect();
+        for m in tool_turns::call_turn_end(&mut pr, &known, &[&a.user_start, &a.assistant_start]) {
+            a.turn_end.push(m);
+        }
+        let known: Vec<String> = known.into_iter().chain(a.turn_end.iter().cloned()).collect();
+        a.tool_result_markers = tool_turns::tool_result_markers(&mut pr, &known);
+    }
     a.source_tokens = source_tokens::source_tokens(t.source());
     a.workarounds = workarounds::apply(t.source(), &mut a);
     if a.tools.format.mode == ToolFormat::None && a.handler == Handler::Autoparser {

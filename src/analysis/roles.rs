@@ -54,7 +54,7 @@ fn turn_end_markers(after: &str, content: &ContentAnalysis) -> Vec<String> {
             }
             break;
         }
-        let special = v.len() > 4 && (v.starts_with("<|") || v.ends_with("|>") || v.starts_with("<｜"));
+        let special = is_special_token(v);
         // An end, not the next turn's start: `end` / `eot` / `eos` in its name, or a closing form `<…|>`.
         let lower = v.to_lowercase();
         let ends = ["end", "eot", "eos"].iter().any(|w| lower.contains(w)) || (!v.starts_with("<|") && v.ends_with("|>"));
@@ -130,4 +130,9 @@ fn turn_start(candidate: &str, reply_end: &str) -> String {
         out.push_str(&seg.value);
     }
     trim_ws(&out).to_string()
+}
+
+/// A special-token-like marker: `<|…`, `…|>` or the full-width `<｜…`.
+pub(super) fn is_special_token(v: &str) -> bool {
+    v.len() > 4 && (v.starts_with("<|") || v.ends_with("|>") || v.starts_with("<｜"))
 }

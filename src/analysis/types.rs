@@ -247,6 +247,11 @@ pub struct Analysis {
     /// its output (the parser drops them with a diagnostic, rule R7).
     #[serde(default)]
     pub turn_end: Vec<String>,
+    /// Markers the template prints only around a tool message's text (`<｜tool▁output▁begin｜>`,
+    /// `<tool_response>`): a model quoting a tool result may write them (the parser drops them and
+    /// keeps the text, rule R15).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_result_markers: Vec<String>,
     pub reasoning: ReasoningAnalysis,
     pub content: ContentAnalysis,
     pub tools: ToolsAnalysis,

@@ -7,11 +7,12 @@
 //! ([`CallArgs`]). A name that is not a plausible identifier is released as content with a diagnostic.
 
 use super::call_args::CallArgs;
-use super::{prefilled, Format};
+use super::Format;
 use crate::analysis::Analysis;
 use crate::api::{Delta, ReasoningFormat, RequestOptions};
 use crate::gbnf::{Expr, Shape, Tool, ToolGrammar, Trigger};
-use crate::parse::drive::{head, machine_parts, Input, Machine, MarkerMachine};
+use crate::parse::drive::{head, machine_parts, tail, Input, Machine, MarkerMachine};
+use crate::parse::missing_opener::{self, Reading};
 use crate::parse::emit::{release_after_ws, Diagnostics, Emitter};
 use crate::parse::OutputParser;
 use crate::Result;
@@ -37,6 +38,10 @@ enum State {
     /// After a call: whitespace held until content or the next marker.
     AfterCall { ws: String },
     Think,
+    /// Thinking on but the prompt did not open `[THINK]`: reasoning up to `[/THINK]` if that comes
+    /// before a call or an opener (rule R5, `parse::missing_opener`); `scanned` is the absolute
+    /// offset up to which the markers were searched.
+    OpenerMissing { scanned: usize },
     /// After `[TOOL_CALLS]` (`id` is `Some` after `[CALL_ID]`).
     Name { name: String, id: Option<String>, at: usize },
     Args(CallArgs),
@@ -61,6 +66,42 @@ impl MinistralParser {
             input: Input::default(),
             calls: 0,
             diags: Diagnostics::default(),
+        }
+    }
+
+    /// Thinking is on (the request says so): the output may start with reasoning whose `[THINK]`
+    /// the prompt did not write (rule R5). Call after the prefill.
+    pub fn reasoning_may_lack_opener(&mut self) {
+        if matches!(self.state, State::Content) {
+            self.state = State::OpenerMissing { scanned: 0 };
+        }
+    }
+
+    /// Rule R5 at the start of the output: wait for `[/THINK]`, a call or an opener.
+    fn step_opener_missing(&mut self, scanned: usize, rest: &str, at: usize, at_end: bool) -> Option<usize> {
+        let mut from = scanned.saturating_sub(at).min(rest.len());
+        while !rest.is_char_boundary(from) {
+            from -= 1;
+        }
+        let hay = tail(rest, from);
+        let end_at = hay.find(THINK_END).map(|p| p + from);
+        let stop_at = CONTENT_MARKERS.iter().filter_map(|m| hay.find(m)).min().map(|p| p + from);
+        match missing_opener::read(end_at, stop_at, at_end) {
+            Reading::Reasoning => {
+                self.diags.add(at, missing_opener::diagnostic(THINK));
+                self.state = State::Think;
+                Some(0)
+            }
+            Reading::Content => {
+                self.state = State::Content;
+                Some(0)
+            }
+            Reading::Undecided => {
+                // The searches resume where a marker could still be starting.
+                let longest = THINK_END.len().max(TOOL_CALLS.len());
+                self.state = State::OpenerMissing { scanned: at + rest.len().saturating_sub(longest) };
+                None
+            }
         }
     }
 
@@ -100,6 +141,7 @@ impl Machine for MinistralParser {
 
     fn step(&mut self, rest: &str, at: usize, at_end: bool, out: &mut Vec<Delta>) -> Option<usize> {
         let markers: &[&str] = match &mut self.state {
+            &mut State::OpenerMissing { scanned } => return self.step_opener_missing(scanned, rest, at, at_end),
             State::Content | State::AfterCall { .. } => &CONTENT_MARKERS,
             State::Think => &THINK_MARKERS,
             State::Name { id: None, .. } => &NAME_MARKERS,
@@ -122,7 +164,8 @@ impl Machine for MinistralParser {
 impl MarkerMachine for MinistralParser {
     fn on_text(&mut self, text: &str, at: usize, out: &mut Vec<Delta>) -> usize {
         match &mut self.state {
-            State::Content => self.emit.content(text, out),
+            // (OpenerMissing steps on its own and never reaches here.)
+            State::Content | State::OpenerMissing { .. } => self.emit.content(text, out),
             State::AfterCall { ws } => {
                 if let Some(mut s) = release_after_ws(ws, text) {
                     // Leaving AfterCall: the whitespace it still holds is content now.
@@ -160,7 +203,7 @@ impl MarkerMachine for MinistralParser {
 
     fn on_marker(&mut self, m: &str, at: usize, out: &mut Vec<Delta>) {
         match std::mem::replace(&mut self.state, State::Content) {
-            State::Content | State::AfterCall { .. } => {
+            State::Content | State::AfterCall { .. } | State::OpenerMissing { .. } => {
                 self.state = if m == THINK {
                     self.emit.reasoning_marker(m, out);
                     State::Think
@@ -214,7 +257,13 @@ pub struct Ministral;
 
 impl Format for Ministral {
     fn parser(&self, _a: &Analysis, options: &RequestOptions, generation_prompt: &str) -> (Box<dyn OutputParser>, Vec<Delta>) {
-        prefilled(MinistralParser::new(options.reasoning_format, options.json_schema.is_some()), generation_prompt)
+        let mut m = MinistralParser::new(options.reasoning_format, options.json_schema.is_some());
+        let mut initial = Vec::new();
+        m.prefill(generation_prompt, &mut initial);
+        if options.enable_thinking == Some(true) {
+            m.reasoning_may_lack_opener();
+        }
+        (Box::new(m), initial)
     }
 
     fn continuation_prefill(&self, _a: &Analysis, generation_prompt: &str, reasoning: &str, content: Option<&str>) -> String {

@@ -22,6 +22,11 @@ pub struct ToolDef {
 }
 
 impl ToolDef {
+    /// Whether the schema declares `param`.
+    pub fn declares(&self, param: &str) -> bool {
+        self.string_params.iter().chain(&self.typed_params).any(|p| p == param)
+    }
+
     /// Whether a tagged value of `param` is a string. Undeclared parameters are strings.
     pub fn is_string(&self, param: &str) -> bool {
         !self.typed_params.iter().any(|p| p == param) || self.string_params.iter().any(|p| p == param)
@@ -110,6 +115,9 @@ pub struct ParserConfig {
     /// End-of-turn special tokens the model may write in content (dropped, rule R7); none that is
     /// also one of the markers above.
     pub turn_end: Vec<Marker>,
+    /// Tool-result wrapper markers the model may write in content (dropped, text kept, rule R15);
+    /// none that is also one of the markers above.
+    pub tool_result: Vec<Marker>,
     /// For a tool format of the fallback (see [`fallback_configs`]): the convention, named in the
     /// diagnostic every call read this way adds.
     pub fallback_rule: Option<String>,
@@ -156,6 +164,11 @@ pub fn fallback_configs(analysis: &Analysis, options: &RequestOptions) -> Vec<Fa
 }
 
 impl ParserConfig {
+    /// Markers dropped wherever they show in content: end-of-turn tokens (R7), tool-result wrappers (R15).
+    pub fn dropped_in_content(&self) -> impl Iterator<Item = &Marker> {
+        self.turn_end.iter().chain(&self.tool_result)
+    }
+
     /// Build the configuration for `analysis` and `options`.
     pub fn new(analysis: &Analysis, options: &RequestOptions) -> ParserConfig {
         let r = &analysis.reasoning;
@@ -184,7 +197,7 @@ impl ParserConfig {
             None
         };
         let reasoning_ends_at_call = r.mode == ReasoningMode::ToolsOnly;
-        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, turn_end: Vec::new(), fallback_rule: None, call_prefixes: Vec::new(), unwritten_closer: Marker::default() };
+        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, turn_end: Vec::new(), tool_result: Vec::new(), fallback_rule: None, call_prefixes: Vec::new(), unwritten_closer: Marker::default() };
         let taken: Vec<String> = {
             let text = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s.core.clone(), e.core.clone()]);
             let tools = cfg.tools.iter().flat_map(|t| {
@@ -195,6 +208,8 @@ impl ParserConfig {
             text.chain(tools).collect()
         };
         cfg.turn_end = analysis.turn_end.iter().filter(|m| !taken.iter().any(|t| t.contains(m.as_str()))).map(|m| Marker::new(m)).collect();
+        let free = |m: &&String| !taken.iter().chain(&analysis.turn_end).any(|t| !t.is_empty() && (t.contains(m.as_str()) || m.contains(t.as_str())));
+        cfg.tool_result = analysis.tool_result_markers.iter().filter(free).map(|m| Marker::new(m)).collect();
         cfg.respell_text_markers(analysis);
         cfg.source_markers(analysis);
         cfg

@@ -12,6 +12,8 @@ pub struct PyToJson {
     /// `None`: only a whole literal is rewritten, any other word (`TOOL_CALLS`) is written as is.
     word: String,
     in_word: bool,
+    /// A single-quoted string or a Python literal was rewritten (a departure from JSON).
+    pub rewrote: bool,
 }
 
 const PY_LITERALS: [(&str, &str); 3] = [("True", "true"), ("False", "false"), ("None", "null")];
@@ -27,7 +29,10 @@ impl PyToJson {
     pub fn flush(&mut self, out: &mut String) {
         let word = std::mem::take(&mut self.word);
         match PY_LITERALS.iter().find(|(py, _)| *py == word) {
-            Some((_, js)) => out.push_str(js),
+            Some((_, js)) => {
+                self.rewrote = true;
+                out.push_str(js);
+            }
             None => out.push_str(&word),
         }
     }
@@ -78,6 +83,7 @@ impl PyToJson {
         self.in_word = false;
         self.flush(out);
         if c == '"' || c == '\'' {
+            self.rewrote |= c == '\'';
             self.quote = Some(c);
             out.push('"');
             return false;
@@ -134,6 +140,11 @@ impl JsonValue {
     /// End of input after [`Self::complete_at_eof`]: write the held end of a bare scalar (`True`).
     pub fn finish(&mut self, out: &mut String) {
         self.norm.flush(out);
+    }
+
+    /// Whether Python syntax (single quotes, `True` / `False` / `None`) was rewritten to JSON.
+    pub fn rewrote_python(&self) -> bool {
+        self.norm.rewrote
     }
 
     /// Feed `c`, appending its normalized form to `out` when it belongs to the value.

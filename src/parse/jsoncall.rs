@@ -83,6 +83,8 @@ pub struct JsonCall {
     unknown_member: bool,
     /// The first such key, for the diagnostic.
     unknown_key: Option<String>,
+    /// Python syntax in the object (single quotes, `True` / `None`), rewritten to JSON.
+    python: bool,
     /// Departures from the format's canonical call object that were accepted (OpenAI wrapper,
     /// `parameters` for `arguments`), for their diagnostics.
     leniencies: Vec<String>,
@@ -95,6 +97,11 @@ impl JsonCall {
     /// The first member key the format does not know (its value was skipped), if any.
     pub fn unknown_key(&self) -> Option<&str> {
         self.unknown_key.as_deref()
+    }
+
+    /// Whether the object was written with Python syntax (single quotes, `True` / `None`).
+    pub fn python(&self) -> bool {
+        self.python || self.value.rewrote_python()
     }
 
     /// The departures from the canonical call object this call was read with, described.
@@ -122,6 +129,7 @@ impl JsonCall {
                     return match c {
                         _ if is_space(c) || c == ',' => CallFeed::More,
                         '"' | '\'' => {
+                            self.python |= c == '\'';
                             self.quote = c;
                             self.field.clear();
                             self.phase = Phase::Key;
@@ -157,6 +165,7 @@ impl JsonCall {
                     let target = self.target.unwrap_or(Target::Skip);
                     match (target, c) {
                         (Target::Name | Target::Id, '"' | '\'') => {
+                            self.python |= c == '\'';
                             self.quote = c;
                             self.field.clear();
                             self.phase = Phase::Str;
@@ -183,6 +192,7 @@ impl JsonCall {
                         (Target::Nest | Target::Id, _) => self.target = Some(Target::Skip),
                         _ => {}
                     }
+                    self.python |= self.value.rewrote_python();
                     self.value = JsonValue::default();
                     self.phase = Phase::Value;
                     // Re-dispatch `c` as the value's first character.

@@ -17,6 +17,7 @@ pub mod generic;
 pub mod inline_reasoning;
 pub mod json_extent;
 pub mod json_fence;
+pub mod missing_opener;
 pub mod scan;
 pub mod source_markers;
 pub mod spelling;

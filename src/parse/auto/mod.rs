@@ -13,13 +13,17 @@
 //! was emitted is rolled back into content; one that breaks later ends where it broke. Either way a
 //! [`Diagnostic`] is recorded. Only `finish(is_partial = false)` inside an unfinished call errors.
 
+mod dropped;
+mod json_departures;
 mod lenient_markers;
 mod tool;
+mod untyped_value;
 
 use super::config::{fallback_configs, FallbackConfig, ParserConfig, ToolConfig};
 use super::drive::{machine_parts, Input, Machine};
 use super::emit::{Diagnostics, Emitter};
 use super::marker::{Expect, Marker};
+use super::missing_opener::{self, Reading};
 use crate::analysis::{Analysis, ToolFormat};
 use crate::api::{Delta, ReasoningFormat, RequestOptions};
 use crate::text::is_space;
@@ -142,7 +146,7 @@ impl AutoParser {
         let cfg = Rc::clone(&p.cfg);
         let text_markers = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s, e]);
         let tool_markers = cfg.tools.iter().flat_map(|t| [&t.trigger, &t.call_trigger]);
-        for m in text_markers.chain(tool_markers).chain(cfg.turn_end.iter()) {
+        for m in text_markers.chain(tool_markers).chain(cfg.dropped_in_content()) {
             m.mark_first_bytes(&mut p.text_marker_bytes);
         }
         for b in cfg.call_prefixes.iter().filter_map(|t| t.as_bytes().first()) {
@@ -268,6 +272,10 @@ impl AutoParser {
             call.id_sent = true;
             out.push(Delta::ToolCall { index: call.index, id: Some(call.data.id.clone()), name: None, arguments: None });
         }
+        if self.hold_string_arguments() {
+            return;
+        }
+        let call = &mut self.call;
         if !call.data.args.is_empty() {
             let args = std::mem::take(&mut call.data.args);
             self.emit.tool_args(call.index, args, out);
@@ -310,6 +318,7 @@ impl AutoParser {
     /// A tool call broke: roll it back into content if nothing of it was emitted yet.
     fn fail_call(&mut self, abs: usize, msg: &str, out: &mut Vec<Delta>) {
         self.diag(abs, msg);
+        self.release_string_arguments();
         if self.call.committed {
             // Argument text read before the break goes out as a stream would have sent it: how much
             // was already flushed depends on the chunking, so all of it must be.
@@ -444,13 +453,13 @@ impl AutoParser {
             let opener = self.cfg.reasoning.as_ref().and_then(|(s, _)| s.find(text.get(from..).unwrap_or(""))).map(|(s, _)| s + from);
             trigger = trigger.into_iter().chain(opener).min();
         }
-        match found {
-            Some((s, e)) if trigger.is_none_or(|t| t >= s) => {
+        match (missing_opener::read(found.map(|(s, _)| s), trigger, eof), found) {
+            (Reading::Reasoning, Some((s, e))) => {
                 let trail = end.trail.clone();
                 let end = end.clone();
                 self.note_spelling(&end, text.get(s..e).unwrap_or(""), abs + s);
                 if std::mem::take(&mut self.opener_missing) {
-                    self.diag(abs, format!("reasoning without its start marker {:?}, up to its end marker (rule R5)", self.cfg.reasoning.as_ref().map_or("", |(s, _)| s.core.as_str())));
+                    self.diag(abs, missing_opener::diagnostic(self.cfg.reasoning.as_ref().map_or("", |(s, _)| s.core.as_str())));
                 }
                 self.emit_reasoning(text.get(..s).unwrap_or(""), out);
                 self.trail = trail;
@@ -458,7 +467,7 @@ impl AutoParser {
                 Step::Adv(e)
             }
             // No end marker before a tool call (or the end of the text): it was content all along.
-            _ if trigger.is_some() || eof => {
+            (Reading::Content, _) => {
                 self.opener_missing = false;
                 self.state = State::Content;
                 Step::Adv(0)
@@ -602,7 +611,7 @@ impl AutoParser {
         if let Some((s, e)) = cfg.reasoning.as_ref() {
             wanted.extend([s, e]);
         }
-        wanted.extend(cfg.turn_end.iter());
+        wanted.extend(cfg.dropped_in_content());
         let others = wanted.len();
         let (fallback, fence) = (Rc::clone(&self.fallback), Rc::clone(&self.fence));
         // Inside a code block only its closing fence counts (a trigger there must not end the scope:
@@ -615,7 +624,7 @@ impl AutoParser {
         if let Some(step) = self.fallback_in_content(text, scope, abs, eof, wanted.get(..others).unwrap_or(&[]), &fence, out) {
             return step;
         }
-        if let Some(step) = self.turn_end_in_content(text, scope, abs, out) {
+        if let Some(step) = self.dropped_in_content(text, scope, abs, out) {
             return step;
         }
         let trigger = self.tools().and_then(|t| {
@@ -648,7 +657,7 @@ impl AutoParser {
                 } else {
                     let t = self.tools().map_or(0, |t| t.trigger.holdback(text).max(t.call_trigger.holdback(text)));
                     let w = self.cfg.content_wrap.as_ref().map_or(0, |(s, _)| s.holdback(text));
-                    let eot = self.cfg.turn_end.iter().map(|m| m.holdback(text)).max().unwrap_or(0);
+                    let eot = self.cfg.dropped_in_content().map(|m| m.holdback(text)).max().unwrap_or(0);
                     let keep = t.max(w).max(self.reasoning_holdback(text)).max(eot).max(self.fallback_holdback(text));
                     self.call_prefix_holdback(text, keep)
                 };
@@ -741,22 +750,6 @@ impl AutoParser {
         }
         let triggers = self.fallback.iter().filter_map(|f| f.cfg.tools.as_ref()).map(|t| t.trigger.holdback(text)).max().unwrap_or(0);
         triggers.max(crate::parse::scan::held_back_len(text, &[FENCE]))
-    }
-
-    /// An end-of-turn special token (`<|im_end|>`, from the analysis) as the first marker in content:
-    /// the model ended its turn in writing; the token is dropped with a diagnostic (rule R7) and what
-    /// follows, if anything, stays content.
-    fn turn_end_in_content(&mut self, text: &str, scope: &str, abs: usize, out: &mut Vec<Delta>) -> Option<Step> {
-        let cfg = Rc::clone(&self.cfg);
-        let (m, (s, e)) = cfg.turn_end.iter().filter_map(|m| m.find(scope).map(|f| (m, f))).min_by_key(|(_, (s, _))| *s)?;
-        // Another marker starting at or before it wins (scope ends at the first marker found).
-        if e < scope.len() {
-            return None;
-        }
-        self.emit_content(text.get(..s).unwrap_or(""), out);
-        self.diag(abs + s, format!("end-of-turn token {:?} dropped (rule R7)", m.core));
-        self.note_spelling(m, text.get(s..e).unwrap_or(""), abs + s);
-        Some(Step::Adv(e))
     }
 
     /// Reasoning markers met in content, when one comes before any tool call (`call_at`) or content
@@ -852,6 +845,8 @@ impl AutoParser {
                 } else {
                     // A typed value still held (`Tru`, `3 da`) is text too.
                     self.finish_typed_value();
+                    self.cut_untyped_value();
+                    self.release_string_arguments();
                     self.flush_call(out);
                     if !complete {
                         return Err(self.truncated(out));

@@ -141,10 +141,28 @@ pub struct Call {
     pub typed_at: usize,
     /// Literal-syntax argument value scanner.
     pub literal: LiteralValue,
+    /// A tagged value without a schema, maybe JSON (rule R14, `untyped_value.rs`).
+    pub sniff: super::untyped_value::Sniff,
+    /// The arguments' first byte was looked at; they open as a JSON string, held (rule R17).
+    pub args_checked: bool,
+    pub args_string: bool,
+    /// The one-object-for-an-array departure was reported (rule R16).
+    pub object_not_array_said: bool,
 }
 
 impl AutoParser {
     pub(super) fn step_tool(&mut self, step: ToolStep, text: &str, abs: usize, eof: bool) -> Step {
+        // Departures from the JSON call layout (rules R16, R18, `json_departures.rs`).
+        let departure = match step {
+            ToolStep::JsonOpen => self.json_open_departure(text, abs),
+            ToolStep::JsonAfter => self.json_after_departure(text, abs, eof),
+            ToolStep::Name => self.json_in_pythonic_departure(text, abs),
+            ToolStep::Section => self.section_separator_departure(text, abs),
+            _ => None,
+        };
+        if let Some(step) = departure {
+            return step;
+        }
         let Some(t) = self.cfg.tools.as_ref() else {
             self.state = State::Content;
             return Step::Adv(0);
@@ -393,7 +411,10 @@ impl AutoParser {
                 call.value_norm = PyToJson::default();
                 call.typed_raw.clear();
                 call.literal = LiteralValue::default();
-                if is_string && !t.literal {
+                // No schema for it: a whole JSON object or array stays JSON (rule R14).
+                let schemaless = is_string && t.typed_value_prefix.is_empty() && t.raw_value.0.is_empty() && tool.is_none_or(|d| !d.declares(name));
+                call.sniff = if schemaless && !t.literal { super::untyped_value::Sniff::Pending } else { super::untyped_value::Sniff::Off };
+                if is_string && !t.literal && !schemaless {
                     call.data.args.push('"');
                 }
                 self.trail = if typed { t.typed_value_prefix.trail.clone() } else { end.trail.clone() };
@@ -539,11 +560,13 @@ impl AutoParser {
             match value.feed(c, &mut self.call.data.args) {
                 Feed::More => self.call.data.args_seen = true,
                 Feed::Done => {
+                    self.python_syntax_departure(value.rewrote_python());
                     self.call.data.args_complete = true;
                     self.state = State::Tool(ToolStep::AfterArgs(Closing::ArgsEnd));
                     return Step::Adv(i + c.len_utf8());
                 }
                 Feed::EndedBefore => {
+                    self.python_syntax_departure(value.rewrote_python());
                     self.call.data.args_complete = true;
                     self.state = State::Tool(ToolStep::AfterArgs(Closing::ArgsEnd));
                     return Step::Adv(i);
@@ -571,6 +594,7 @@ impl AutoParser {
                     }
                 }
                 CallFeed::Done => {
+                    self.python_syntax_departure(json.python());
                     for l in json.leniencies() {
                         self.diags.add(self.call.start, format!("tool call object: {l}"));
                     }
@@ -645,6 +669,10 @@ impl AutoParser {
             None => (text.len() - keep, None),
         };
         let piece = text.get(..value_end).unwrap_or("");
+        if self.call.sniff != super::untyped_value::Sniff::Off {
+            let trail = t.value_suffix.trail.clone();
+            return self.untyped_value(piece, abs, consumed, &trail);
+        }
         let call = &mut self.call;
         if !piece.is_empty() {
             call.value_empty = false;

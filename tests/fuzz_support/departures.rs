@@ -1,0 +1,52 @@
+//! Subjects for the leniency departures of issue #13 that no conformance case writes (rules R5 in
+//! the Ministral format, R7 after a call, R14–R18): the long fuzz run mutates and chunks them like
+//! every other subject.
+
+use super::{parsers_for, subject, Factory, Subject, Templates};
+use chat_autoparser::api::RequestOptions;
+use chat_autoparser::testing::format_parser;
+use chat_autoparser::{ChatTemplate, RenderOptions};
+use serde_json::{json, Value};
+use std::rc::Rc;
+
+fn tool(name: &str, props: Value) -> Value {
+    json!({ "type": "function", "function": { "name": name, "parameters": { "type": "object", "properties": props } } })
+}
+
+/// `(template, thinking, output)`: each output departs from its template's canonical form.
+const OUTPUTS: &[(&str, bool, &str)] = &[
+    ("google-gemma-4-31B-it.jinja", false, "<|tool_call>call:get_weather{city:<|\"|>Paris<|\"|>}<tool_call|><|tool_response>Done."),
+    ("deepseek-ai-DeepSeek-V3.1.jinja", false, "Results: <｜tool▁output▁begin｜>Paris: 22°C<｜tool▁output▁end｜> and <｜tool▁output▁begin｜><｜tool▁output▁end｜> ok"),
+    ("Qwen-Qwen3-0.6B.jinja", false, "It says <tool_response>\nsunny\n</tool_response> today."),
+    ("Qwen-Qwen3-0.6B.jinja", false, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n{\"name\": \"get_time\", \"arguments\": {}}; {\"name\": \"get_time\", \"arguments\": {\"tz\": \"UTC\"}}\n</tool_call>"),
+    ("Qwen-Qwen3-0.6B.jinja", false, "<tool_call>\n[{\"name\": \"get_weather\", \"arguments\": \"{\\\"city\\\": \\\"Paris\\\"}\"}, {\"name\": \"get_time\", \"arguments\": {}}]\n</tool_call>"),
+    ("meta-llama-Llama-3.1-8B-Instruct.jinja", false, "{\"name\": \"get_weather\", \"parameters\": \"{\\\"city\\\": \\\"Paris\\\"}\"}; {\"name\": \"get_time\", \"parameters\": {}}"),
+    ("mistralai-Mistral-Nemo-Instruct-2407.jinja", false, "[TOOL_CALLS]{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}"),
+    ("Qwen3-Coder.jinja", false, "<tool_call>\n<function=get_weather>\n<parameter=where>\n[{\"country\": \"France\", \"city\": \"Paris\"}]\n</parameter>\n<parameter=city>\n{not json}\n</parameter>\n</function>\n</tool_call>"),
+    ("LFM2-8B-A1B.jinja", false, "<|tool_call_start|>[get_weather(city=\"Paris\"); {\"name\": \"get_time\", \"arguments\": {}}]<|tool_call_end|>"),
+    ("LFM2-8B-A1B.jinja", false, "<|tool_call_start|>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}, {\"name\": \"get_time\", \"arguments\": {}}]<|tool_call_end|>"),
+    ("mistralai-Ministral-3-14B-Reasoning-2512.jinja", true, "let me think[/THINK][TOOL_CALLS]get_time[ARGS]{}"),
+    ("mistralai-Ministral-3-14B-Reasoning-2512.jinja", true, "thinking[/THInot end tag"),
+];
+
+/// Every departure output, once per parser that reads it (the request's own format parser too).
+pub fn departure_subjects(templates: &mut Templates) -> Vec<Subject> {
+    let tools = vec![tool("get_weather", json!({ "city": { "type": "string" } })), tool("get_time", json!({ "tz": { "type": "string" } }))];
+    let mut out = Vec::new();
+    for (i, &(name, thinking, output)) in OUTPUTS.iter().enumerate() {
+        let (handler, markers, analysis) = templates.get(name);
+        let options = RequestOptions { tools: tools.clone(), enable_thinking: Some(thinking), parallel_tool_calls: true, ..Default::default() };
+        let Ok(t) = ChatTemplate::new(&super::common::template_source(name), RenderOptions::default()) else { continue };
+        let gp = t.generation_prompt(&options).unwrap_or_default();
+        let mut parsers = parsers_for(handler, analysis.as_ref(), &options, &gp);
+        if let Some(a) = analysis {
+            let (o, g) = (options.clone(), gp.clone());
+            let make: Factory = Rc::new(move || format_parser(&a, &o, &g));
+            parsers.push(("format", make, false));
+        }
+        for (kind, make, feeds_gp) in parsers {
+            out.push(subject(format!("departure {i} ({name}) {kind}"), (make, feeds_gp), &gp, output, false, &markers));
+        }
+    }
+    out
+}

@@ -1,0 +1,188 @@
+//! The call-form departures of issue #13 in the JSON and pythonic call paths (README "Leniency"):
+//! separators between calls, an array for one object and the reverse, several objects in one call
+//! block (R16), arguments as a JSON-encoded string (R17), Python literals (R19), keys in another order,
+//! and the schema typing of tagged values. Each output is parsed whole and in chunkings of 1, 3 and
+//! 7 bytes; all must agree.
+
+mod common;
+
+use chat_autoparser::api::{Message, RequestOptions};
+use chat_autoparser::{ChatTemplate, RenderOptions};
+use serde_json::{json, Value};
+
+fn parse(template: &str, options: &RequestOptions, output: &str) -> (Message, Vec<String>) {
+    let t = ChatTemplate::new(&common::template_source(template), RenderOptions::default()).expect("compiles");
+    let run = |size: usize| {
+        let mut p = t.stream_parser(options).expect("parser");
+        let bytes: Vec<(usize, char)> = output.char_indices().collect();
+        let mut start = 0;
+        for (i, _) in bytes.iter().copied().filter(|(i, _)| *i > 0 && i % size == 0) {
+            p.push(&output[start..i]);
+            start = i;
+        }
+        p.push(&output[start..]);
+        p.finish().expect("never throws on model output");
+        (p.message().clone(), p.diagnostics().iter().map(|d| d.message.clone()).collect::<Vec<_>>())
+    };
+    let whole = run(usize::MAX);
+    for size in [1, 3, 7] {
+        assert_eq!(run(size).0, whole.0, "chunks of {size} ≡ whole for {output:?}");
+    }
+    whole
+}
+
+fn tools() -> Vec<Value> {
+    let f = |name: &str, props: Value| json!({ "type": "function", "function": { "name": name, "parameters": { "type": "object", "properties": props } } });
+    vec![f("get_weather", json!({ "city": { "type": "string" }, "days": { "type": "integer" } })), f("get_time", json!({ "tz": { "type": "string" } }))]
+}
+
+fn opts() -> RequestOptions {
+    RequestOptions { tools: tools(), enable_thinking: Some(false), ..Default::default() }
+}
+
+/// `(name, arguments as JSON)` of every call.
+fn calls(m: &Message) -> Vec<(String, Value)> {
+    m.tool_calls.iter().map(|c| (c.function.name.clone(), serde_json::from_str(&c.function.arguments).unwrap_or(Value::Null))).collect()
+}
+
+fn has(diags: &[String], rule: &str) -> bool {
+    diags.iter().any(|d| d.contains(&format!("rule {rule}")))
+}
+
+const QWEN3: &str = "Qwen-Qwen3-0.6B.jinja";
+const LLAMA31: &str = "meta-llama-Llama-3.1-8B-Instruct.jinja";
+const NEMO: &str = "mistralai-Mistral-Nemo-Instruct-2407.jinja";
+const LFM2: &str = "LFM2-8B-A1B.jinja";
+
+fn two() -> Vec<(String, Value)> {
+    vec![("get_weather".into(), json!({"city": "Paris"})), ("get_time".into(), json!({}))]
+}
+
+#[test]
+fn r16_several_calls_in_one_call_block_separated_by_newline_semicolon_or_in_an_array() {
+    let w = r#"{"name": "get_weather", "arguments": {"city": "Paris"}}"#;
+    let t = r#"{"name": "get_time", "arguments": {}}"#;
+    for (sep, what) in [("\n", "same call block"), ("; ", "`;`"), (", ", "")] {
+        let (m, d) = parse(QWEN3, &opts(), &format!("<tool_call>\n{w}{sep}{t}\n</tool_call>"));
+        assert_eq!((calls(&m), m.content.as_str()), (two(), ""), "{sep:?}");
+        assert!(what.is_empty() || d.iter().any(|x| x.contains(what) && x.contains("rule R16")), "{sep:?}: {d:?}");
+    }
+    let (m, d) = parse(QWEN3, &opts(), &format!("<tool_call>\n[{w}, {t}]\n</tool_call>"));
+    assert_eq!((calls(&m), m.content.as_str()), (two(), ""));
+    assert!(has(&d, "R16"), "{d:?}");
+    // Bare JSON calls (Llama 3.1): `;`, `,` and newlines between them.
+    let w = r#"{"name": "get_weather", "parameters": {"city": "Paris"}}"#;
+    let t = r#"{"name": "get_time", "parameters": {}}"#;
+    for sep in ["; ", ", ", "\n"] {
+        let (m, _) = parse(LLAMA31, &opts(), &format!("{w}{sep}{t}"));
+        assert_eq!((calls(&m), m.content.as_str()), (two(), ""), "{sep:?}");
+    }
+    // A `;` that no call follows is text.
+    let (m, _) = parse(QWEN3, &opts(), &format!("<tool_call>\n{}\n</tool_call>; done", r#"{"name": "get_time", "arguments": {}}"#));
+    assert_eq!((m.tool_calls.len(), m.content.as_str()), (1, "; done"));
+}
+
+#[test]
+fn r16_one_object_where_the_template_writes_an_array() {
+    let (m, d) = parse(NEMO, &opts(), r#"[TOOL_CALLS]{"name": "get_weather", "arguments": {"city": "Paris"}}"#);
+    assert_eq!(calls(&m), vec![("get_weather".to_string(), json!({"city": "Paris"}))]);
+    assert!(has(&d, "R16"), "{d:?}");
+    // The canonical array says nothing.
+    let (m, d) = parse(NEMO, &opts(), r#"[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}}, {"name": "get_time", "arguments": {}}]"#);
+    assert_eq!(calls(&m), two());
+    assert!(!has(&d, "R16"), "{d:?}");
+}
+
+#[test]
+fn r17_arguments_as_a_json_encoded_string_are_decoded() {
+    let (m, d) = parse(QWEN3, &opts(), "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": \"{\\\"city\\\": \\\"Paris\\\"}\"}\n</tool_call>");
+    assert_eq!(calls(&m), vec![("get_weather".to_string(), json!({"city": "Paris"}))]);
+    assert!(has(&d, "R17"), "{d:?}");
+    let (m, d) = parse(LLAMA31, &opts(), "{\"name\": \"get_weather\", \"parameters\": \"{\\\"city\\\": \\\"Paris\\\"}\"}");
+    assert_eq!(calls(&m), vec![("get_weather".to_string(), json!({"city": "Paris"}))]);
+    assert!(has(&d, "R17"), "{d:?}");
+    // A string that is not an encoded object stays the string it is.
+    let (m, d) = parse(QWEN3, &opts(), "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": \"Paris\"}\n</tool_call>");
+    assert_eq!(calls(&m), vec![("get_weather".to_string(), json!("Paris"))]);
+    assert!(!has(&d, "R17"), "{d:?}");
+    // Cut off inside the string: what was written is kept.
+    let (m, _) = parse(QWEN3, &opts(), "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": \"{\\\"city\\\": \\\"Par");
+    assert!(m.tool_calls[0].function.arguments.contains("Par"), "{m:?}");
+}
+
+#[test]
+fn python_literals_and_key_order_in_json_calls() {
+    let want = vec![("get_weather".to_string(), json!({"city": "Paris", "days": null}))];
+    let (m, d) = parse(QWEN3, &opts(), "<tool_call>\n{'name': 'get_weather', 'arguments': {'city': 'Paris', 'days': None}}\n</tool_call>");
+    assert_eq!(calls(&m), want);
+    assert!(has(&d, "R19"), "{d:?}");
+    let (_, d) = parse(QWEN3, &opts(), "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": null}}\n</tool_call>");
+    assert!(!has(&d, "R19"), "{d:?}");
+    let (m, _) = parse(NEMO, &opts(), "[TOOL_CALLS][{'name': 'get_weather', 'arguments': {'city': 'Paris', 'days': None}}]");
+    assert_eq!(calls(&m), want);
+    let (m, _) = parse(QWEN3, &opts(), "<tool_call>\n{\"arguments\": {\"city\": \"Paris\"}, \"name\": \"get_weather\"}\n</tool_call>");
+    assert_eq!(calls(&m), vec![("get_weather".to_string(), json!({"city": "Paris"}))]);
+    let (m, _) = parse(LLAMA31, &opts(), r#"{"parameters": {"city": "Paris"}, "name": "get_weather"}"#);
+    assert_eq!(calls(&m), vec![("get_weather".to_string(), json!({"city": "Paris"}))]);
+}
+
+#[test]
+fn pythonic_calls_with_python_literals_and_newline_separators() {
+    let (m, _) = parse(LFM2, &opts(), "<|tool_call_start|>[get_weather(city='Paris', days=None), get_time()]<|tool_call_end|>");
+    assert_eq!(calls(&m), vec![("get_weather".to_string(), json!({"city": "Paris", "days": null})), ("get_time".to_string(), json!({}))]);
+    let (m, _) = parse(LFM2, &opts(), "<|tool_call_start|>[get_weather(city=\"Paris\")\nget_time()]<|tool_call_end|>");
+    assert_eq!(calls(&m), two());
+}
+
+#[test]
+fn tagged_values_are_typed_by_the_schema() {
+    let props = json!({
+        "s": { "type": "string" }, "i": { "type": "integer" }, "b": { "type": "boolean" }, "o": { "type": "object" },
+        "a": { "type": "array" }, "n": { "type": "null" }, "u": { "anyOf": [{ "type": "integer" }, { "type": "null" }] },
+        "us": { "anyOf": [{ "type": "integer" }, { "type": "string" }] }
+    });
+    let tools = vec![json!({ "type": "function", "function": { "name": "f", "parameters": { "type": "object", "properties": props } } })];
+    let options = RequestOptions { tools, ..Default::default() };
+    let p = |k: &str, v: &str| format!("<parameter={k}>\n{v}\n</parameter>\n");
+    let body: String = [("s", "5"), ("i", "29"), ("b", "true"), ("o", r#"{"k": 1}"#), ("a", "[1, 2]"), ("n", "null"), ("u", "7"), ("us", "x")].iter().map(|(k, v)| p(k, v)).collect();
+    let (m, _) = parse("Qwen3-Coder.jinja", &options, &format!("<tool_call>\n<function=f>\n{body}</function>\n</tool_call>"));
+    let want = json!({ "s": "5", "i": 29, "b": true, "o": {"k": 1}, "a": [1, 2], "n": null, "u": 7, "us": "x" });
+    assert_eq!(calls(&m), vec![("f".to_string(), want)]);
+}
+
+#[test]
+fn r16_semicolon_between_pythonic_calls() {
+    let (m, d) = parse(LFM2, &opts(), "<|tool_call_start|>[get_weather(city=\"Paris\"); get_time()]<|tool_call_end|>");
+    assert_eq!((calls(&m), m.content.as_str()), (two(), ""));
+    assert!(has(&d, "R16"), "{d:?}");
+}
+
+#[test]
+fn r18_json_call_objects_where_the_template_writes_pythonic_calls() {
+    let out = r#"<|tool_call_start|>[{"name": "get_weather", "arguments": {"city": "Paris"}}, {"name": "get_time", "arguments": {}}]<|tool_call_end|>"#;
+    let (m, d) = parse(LFM2, &opts(), out);
+    assert_eq!((calls(&m), m.content.as_str()), (two(), ""));
+    assert!(has(&d, "R18"), "{d:?}");
+    // An undeclared name in it stays content, as for a pythonic call.
+    let (m, _) = parse(LFM2, &opts(), r#"<|tool_call_start|>[{"name": "nope", "arguments": {}}]<|tool_call_end|>"#);
+    assert!(m.tool_calls.is_empty() && m.content.contains("nope"), "{m:?}");
+}
+
+#[test]
+fn r17_string_arguments_of_a_call_that_breaks_after_them_read_alike_at_every_split() {
+    // Found by the long fuzz run: the call object breaks (`]`) right after its string arguments.
+    let out = r#"{"name": "get_weather", "parameters": "{\"city\": \"Paris\"}"]; {"name": "get_time", "parameters": {}}"#;
+    let t = ChatTemplate::new(&common::template_source(LLAMA31), RenderOptions::default()).unwrap();
+    let run = |chunks: &[&str]| {
+        let mut p = t.stream_parser(&opts()).unwrap();
+        for c in chunks {
+            p.push(c);
+        }
+        p.finish().unwrap();
+        p.message().clone()
+    };
+    let whole = run(&[out]);
+    for i in (1..out.len()).filter(|&i| out.is_char_boundary(i)) {
+        assert_eq!(run(&[&out[..i], &out[i..]]), whole, "split at {i}");
+    }
+}
