@@ -86,7 +86,11 @@ impl MergeSeq {
         }
 
         Self {
-            total_len: values.iter().map(|v| v.len()).sum(),
+            // PATCH(chat-autoparser): checked, so that a huge chain is unsized
+            // instead of wrapping (`|length` was 0 after 32 doublings on wasm32).
+            total_len: values
+                .iter()
+                .try_fold(0usize, |acc, v| acc.checked_add(v.len()?)),
             values: values.into_boxed_slice(),
             repr,
             depth,

@@ -811,6 +811,59 @@ pub fn string_concat(left: Value, right: &Value) -> Value {
     Value::from(format!("{left}{right}"))
 }
 
+/// PATCH(chat-autoparser): [`string_concat`] that formats at most `max_bytes`.
+///
+/// Formatting a container walks it, and a list that holds the same sublist
+/// twice, nested n times, prints 2^n items: the size is only known after the
+/// walk, too late to refuse it.  The writer stops the walk at the limit (the
+/// bytes the remaining fuel can pay for) and the concatenation fails as out
+/// of fuel.
+pub(crate) fn string_concat_bounded(
+    left: Value,
+    right: &Value,
+    max_bytes: Option<usize>,
+) -> Result<Value, Error> {
+    use std::fmt::{self, Write};
+
+    struct Bounded {
+        buf: String,
+        max: usize,
+        exceeded: bool,
+    }
+
+    impl Write for Bounded {
+        fn write_str(&mut self, s: &str) -> fmt::Result {
+            if self.buf.len().saturating_add(s.len()) > self.max {
+                self.exceeded = true;
+                return Err(fmt::Error);
+            }
+            self.buf.push_str(s);
+            Ok(())
+        }
+    }
+
+    let max = match max_bytes {
+        Some(max) if plain_str(&left).is_none() || plain_str(right).is_none() => max,
+        _ => return Ok(string_concat(left, right)),
+    };
+    let mut out = Bounded {
+        buf: String::new(),
+        max,
+        exceeded: false,
+    };
+    let written = write!(out, "{left}{right}");
+    if out.exceeded {
+        return Err(Error::from(ErrorKind::OutOfFuel));
+    }
+    if written.is_err() {
+        return Err(Error::new(
+            ErrorKind::WriteFailure,
+            "formatting failed during concatenation",
+        ));
+    }
+    Ok(Value::from(out.buf))
+}
+
 /// Wraps the result of a concatenation, keeping it safe if both sides are.
 fn concat_result(rv: String, left: &Value, right: &Value) -> Value {
     if left.is_safe() && right.is_safe() {
@@ -885,12 +938,13 @@ pub(crate) fn binop_alloc_estimate(op: &str, lhs: &Value, rhs: &Value) -> u64 {
             let n = n.as_usize().unwrap_or(0) as u64;
             if let Some(len) = str_len(repeated) {
                 len.saturating_mul(n)
-            } else if repeated.is_tuple() {
+            } else if matches!(repeated.kind(), ValueKind::Seq | ValueKind::Iterable) {
+                // PATCH(chat-autoparser): repeating lists is lazy, but the result is
+                // walked later item by item, so it is charged by its size like a tuple.
                 (repeated.len().unwrap_or(0) as u64)
                     .saturating_mul(n)
                     .saturating_mul(SLOT_COST)
             } else {
-                // repeating lists is lazy
                 0
             }
         }
@@ -898,9 +952,18 @@ pub(crate) fn binop_alloc_estimate(op: &str, lhs: &Value, rhs: &Value) -> u64 {
             (Some(a), Some(b)) => a.saturating_add(b),
             (Some(a), None) if op == "string_concat" => a,
             (None, Some(b)) if op == "string_concat" => b,
-            _ if lhs.is_tuple() && rhs.is_tuple() => (lhs.len().unwrap_or(0) as u64)
-                .saturating_add(rhs.len().unwrap_or(0) as u64)
-                .saturating_mul(SLOT_COST),
+            // PATCH(chat-autoparser): lists too, not only tuples.  Lazy concatenation
+            // (`MergeSeq`) costs nothing to build but its items are walked (or
+            // flattened past `MergeSeq::MAX_DEPTH`) later, so `l + l` repeated n times
+            // must cost 2^n, not n.
+            _ if op == "add"
+                && matches!(lhs.kind(), ValueKind::Seq | ValueKind::Iterable)
+                && matches!(rhs.kind(), ValueKind::Seq | ValueKind::Iterable) =>
+            {
+                (lhs.len().unwrap_or(0) as u64)
+                    .saturating_add(rhs.len().unwrap_or(0) as u64)
+                    .saturating_mul(SLOT_COST)
+            }
             _ => 0,
         },
         _ => 0,
@@ -922,6 +985,33 @@ pub(crate) fn ensure_fuel_for_binop(
     {
         if _state.fuel_tracker().is_some() {
             return _state.ensure_fuel(binop_alloc_estimate(_op, _lhs, _rhs));
+        }
+    }
+    Ok(())
+}
+
+/// PATCH(chat-autoparser): charges fuel for the result of a binary operation
+/// that allocates (`+`, `*`).
+///
+/// The result is charged by its size, or by the size estimated from the
+/// operands when that is larger: a lazy list concatenation or repetition has
+/// no storage of its own (`value_cost` sees nothing) but stands for all its
+/// items.  Without this, `l = l + l` repeated n times was free while walking
+/// or flattening the result took 2^n steps.
+#[inline(always)]
+pub(crate) fn charge_fuel_for_binop_result(
+    _state: &State,
+    _op: &str,
+    _lhs: &Value,
+    _rhs: &Value,
+    _result: &Value,
+) -> Result<(), Error> {
+    #[cfg(feature = "fuel")]
+    {
+        if _state.fuel_tracker().is_some() {
+            let cost = crate::vm::fuel::value_cost(_result)
+                .max(binop_alloc_estimate(_op, _lhs, _rhs));
+            return _state.charge_fuel(cost);
         }
     }
     Ok(())

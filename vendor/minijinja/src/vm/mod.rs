@@ -396,7 +396,17 @@ impl<'env> Executor<'env> {
                         &a,
                         &b
                     ));
-                    stack.push(charge_value!(ctx_ok!(ops::$method(&a, &b))));
+                    // PATCH(chat-autoparser): charged by the estimated size too
+                    // (lazy list repetition has no storage of its own).
+                    let rv = ctx_ok!(ops::$method(&a, &b));
+                    ctx_ok!(ops::charge_fuel_for_binop_result(
+                        state,
+                        stringify!($method),
+                        &a,
+                        &b,
+                        &rv
+                    ));
+                    stack.push(rv);
                 }};
             }
 
@@ -659,7 +669,11 @@ impl<'env> Executor<'env> {
                     } else {
                         ops::add(&a, &b)
                     };
-                    stack.push(charge_value!(ctx_ok!(rv)));
+                    // PATCH(chat-autoparser): a lazy list concatenation is charged
+                    // by its length (see `charge_fuel_for_binop_result`).
+                    let rv = ctx_ok!(rv);
+                    ctx_ok!(ops::charge_fuel_for_binop_result(state, "add", &a, &b, &rv));
+                    stack.push(rv);
                 }
                 Instruction::Sub => func_binop!(sub),
                 Instruction::Mul => alloc_binop!(mul),
@@ -686,10 +700,23 @@ impl<'env> Executor<'env> {
                     // like emitting, formatting containers into the string
                     // is more expensive than copying strings.
                     let formats_object = b.as_object().is_some() || a.as_object().is_some();
+                    // PATCH(chat-autoparser): formatting a container is bounded by
+                    // what the remaining fuel can pay for, checked while it is
+                    // written (see `string_concat_bounded`).
+                    #[cfg(feature = "fuel")]
+                    let max_bytes = match state.fuel_tracker() {
+                        Some(tracker) if formats_object => Some(
+                            usize::try_from(tracker.remaining_units() / fuel::SERIALIZED_BYTE_COST)
+                                .unwrap_or(usize::MAX),
+                        ),
+                        _ => None,
+                    };
+                    #[cfg(not(feature = "fuel"))]
+                    let max_bytes = None;
                     let rv = charge_value!(if ops::needs_markup_concat(state, &b, &a) {
                         ctx_ok!(ops::markup_concat(state, &b, &a))
                     } else {
-                        ops::string_concat(b, &a)
+                        ctx_ok!(ops::string_concat_bounded(b, &a, max_bytes))
                     });
                     if formats_object {
                         ctx_ok!(state.charge_serialized(rv.as_str().map_or(0, |x| x.len())));
