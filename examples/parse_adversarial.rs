@@ -13,15 +13,23 @@ use std::time::Instant;
 
 const SIZES: [usize; 4] = [1 << 10, 1 << 14, 1 << 17, 1 << 20];
 
-/// Nanoseconds per byte of a whole-text parse of `unit` repeated to `size` bytes (best of a few runs).
+/// Nanoseconds per byte of a whole-text parse of `unit` repeated to `size` bytes: best of 5 rounds,
+/// each parsing about 1 MB in all (a small text many times), so that every size is timed alike.
+///
+/// Timing one parse per round misled on a loaded machine: a 1 KB parse fits in one scheduler time
+/// slice and its best run is never preempted, while a 1 MB parse (≈ 0.1 s) always is, so wall-clock
+/// time per byte rose 10–20× with size although CPU time per byte stayed flat (`perf stat`: 48 ns/B
+/// at 16 KB, 40 ns/B at 1 MB, with 0.16–0.26 CPUs utilized).
 fn ns_per_byte(a: &chat_autoparser::analysis::Analysis, gp: &str, unit: &str, size: usize) -> f64 {
     let text = unit.repeat(size.div_ceil(unit.len()));
-    let runs = if size <= 1 << 14 { 20 } else { 3 };
+    let reps = ((1usize << 20) / text.len()).max(1);
     let mut best = f64::MAX;
-    for _ in 0..runs {
+    for _ in 0..5 {
         let t0 = Instant::now();
-        let _ = std::hint::black_box(parse_output(a, gp, &text, &RequestOptions::default()));
-        best = best.min(t0.elapsed().as_nanos() as f64 / text.len() as f64);
+        for _ in 0..reps {
+            let _ = std::hint::black_box(parse_output(a, gp, &text, &RequestOptions::default()));
+        }
+        best = best.min(t0.elapsed().as_nanos() as f64 / (text.len() * reps) as f64);
     }
     best
 }

@@ -61,6 +61,26 @@ test('deeply nested data', () => {
   quick('100,000-deep messages', () => cap.renderTemplate('{{ messages | tojson }}', { messages: v }));
 });
 
+// Issue #11 item 5: list and string growth are charged by size inside minijinja (vendor/README.md).
+// Each doubling chain is a Limit error, fast, and the same call works normally afterwards.
+const GROWTH = {
+  'namespace doubling': '{% set ns = namespace(l=[1]) %}{% for i in range(33) %}{% set ns.l = ns.l + ns.l %}{% endfor %}x',
+  'namespace doubling, length': '{% set ns = namespace(l=[1]) %}{% for i in range(32) %}{% set ns.l = ns.l + ns.l %}{% endfor %}{{ ns.l|length }}',
+  'macro recursion f(l + l)': '{% macro f(l, n) %}{% if n > 0 %}{{ f(l + l, n - 1) }}{% else %}{{ l|length }}{% endif %}{% endmacro %}{{ f([1], 40) }}',
+  'list-literal chain': `{% set a0 = [1, 2] %}${Array.from({ length: 30 }, (_, i) => `{% set a${i + 1} = a${i} + a${i} %}`).join('')}{{ a30|length }}`,
+  'list repetition': '{% set ns = namespace(l=[1, 2, 3]) %}{% for i in range(30) %}{% set ns.l = ns.l * 2 %}{% endfor %}{{ ns.l|length }}',
+  'tilde of shared sublists': "{% set ns = namespace(l=[1]) %}{% for i in range(40) %}{% set ns.l = [ns.l, ns.l] %}{% endfor %}{{ ('' ~ ns.l)|length }}",
+};
+
+for (const [name, src] of Object.entries(GROWTH)) {
+  test(`list growth is charged: ${name}`, () => {
+    const { error } = quick(name, () => cap.renderTemplate(src, CTX), 2000);
+    assert.ok(error, `${name}: rendered`);
+    assert.equal(error.kind, 'Limit', `${name}: ${error.message}`);
+    assert.equal(cap.renderTemplate('{{ messages[0].content }}', CTX), 'hi', `${name}: usable after`);
+  });
+}
+
 test('the instance still works', () => {
   assert.equal(cap.renderTemplate('{{ messages[0].content }}', CTX), 'hi');
 });

@@ -339,12 +339,38 @@ impl Default for RequestOptions {
 }
 
 /// A diagnostic about malformed model output (streaming never throws; it reports these instead).
+///
+/// The same problem seen again right after (the next diagnostic would have the same message, e.g. a
+/// stray marker repeated 100,000 times) is counted in the first one instead of listed again: `count`
+/// occurrences from `offset` to `last_offset`. A list of diagnostics therefore grows with the distinct
+/// runs of problems, not with the length of an adversarial output (issue #11 item 8).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnostic {
-    /// Byte offset in the model output where the problem was seen.
+    /// Byte offset in the model output where the problem was seen (its first occurrence when counted).
     pub offset: usize,
     /// What was wrong.
     pub message: String,
+    /// How many times in a row it was seen (1 unless repeated; omitted from JSON when 1).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub count: usize,
+    /// Offset of the last occurrence when `count` > 1 (`offset` is then the first).
+    #[serde(default, rename = "lastOffset", skip_serializing_if = "Option::is_none")]
+    pub last_offset: Option<usize>,
+}
+
+fn one() -> usize {
+    1
+}
+
+fn is_one(n: &usize) -> bool {
+    *n == 1
+}
+
+impl Diagnostic {
+    /// One occurrence at `offset`.
+    pub fn new(offset: usize, message: impl Into<String>) -> Self {
+        Diagnostic { offset, message: message.into(), count: 1, last_offset: None }
+    }
 }
 
 impl RequestOptions {

@@ -155,3 +155,35 @@ fn python_dict_arguments_are_normalized() {
     let args: serde_json::Value = serde_json::from_str(&m.tool_calls[0].function.arguments).unwrap();
     assert_eq!(args, json!({"location": "it's \"x\"", "ok": true}));
 }
+
+/// Issue #11 item 8: a stray marker repeated n times is one diagnostic with `count` n (and the offsets
+/// of its first and last occurrence), in whole text and in any chunking alike; the JSON shape gains
+/// `count` / `lastOffset` only when repeated. Different problems in between start a new entry.
+#[test]
+fn repeated_diagnostics_are_counted_not_listed() {
+    let a = &analyses()["Qwen-Qwen3-0.6B.jinja"];
+    // `Hi` is reasoning closed by the first `</think>`; the next 1000 are stray (kept as content, rule
+    // R4); the last one, at the very end, is dropped (another message).
+    let text = format!("Hi</think>{}x</think>", "</think>".repeat(1000));
+    let run = |chunks: &[&str]| {
+        let mut p = StreamParser::new(a, "", &RequestOptions::default()).unwrap();
+        for c in chunks {
+            p.push(c);
+        }
+        p.finish().unwrap();
+        (p.message().clone(), p.diagnostics().to_vec())
+    };
+    let (m, d) = run(&[&text]);
+    assert!(m.content == format!("{}x", "</think>".repeat(1000)), "every stray marker kept as content");
+    // R5 (reasoning without its start marker), R4 ×1000, the dropped last marker.
+    assert_eq!(d.len(), 3, "{:?}", &d[..d.len().min(6)]);
+    assert_eq!((d[1].offset, d[1].count, d[1].last_offset), (10, 1000, Some(10 + 999 * 8)), "{d:?}");
+    assert_eq!((d[2].offset, d[2].count, d[2].last_offset), (8011, 1, None), "{d:?}");
+    let json = serde_json::to_value(&d).unwrap();
+    assert_eq!(json[1]["count"], 1000);
+    assert_eq!(json[1]["lastOffset"], 10 + 999 * 8);
+    assert!(json[2].get("count").is_none() && json[2].get("lastOffset").is_none(), "{json}");
+    let chars: Vec<String> = text.chars().map(String::from).collect();
+    let chunks: Vec<&str> = chars.iter().map(String::as_str).collect();
+    assert!(run(&chunks) == (m, d), "one character at a time");
+}

@@ -15,7 +15,7 @@
 
 use crate::analysis::{Analysis, Handler};
 use crate::api::{Delta, RequestOptions, ToolChoice};
-use crate::gbnf::{parse_tools, Expr, Grammar, SchemaConverter, Shape, Tool, ToolGrammar};
+use crate::gbnf::{check_schema, parse_tools, Expr, Grammar, SchemaConverter, Shape, Tool, ToolGrammar};
 use crate::parse::drive::Machine;
 use crate::parse::OutputParser;
 use crate::{Error, ErrorKind, Result};
@@ -112,6 +112,18 @@ fn prefilled<M: Machine + 'static>(mut m: M, prefill: &str) -> (Box<dyn OutputPa
 /// `InvalidInput` for a tool without a name; `Schema` for an unusable parameter or response schema.
 pub fn build_grammar(analysis: &Analysis, options: &RequestOptions) -> Result<Grammar> {
     let format = format_of(analysis.handler);
+    // One rule for every builder: what a grammar cannot honour is an error naming its path, checked
+    // here before any format's builder sees a schema (src/gbnf/schema_check.rs).
+    if let Some(schema) = &options.json_schema {
+        check_schema(schema, "jsonSchema")?;
+    }
+    if options.tool_choice != ToolChoice::None {
+        for (i, tool) in options.tools.iter().enumerate() {
+            if let Some(params) = tool.get("function").unwrap_or(tool).get("parameters") {
+                check_schema(params, &format!("tools[{i}].function.parameters"))?;
+            }
+        }
+    }
     let mut tools = if options.tool_choice == ToolChoice::None { Vec::new() } else { parse_tools(&options.tools)? };
     if let ToolChoice::Function(name) = &options.tool_choice {
         tools.retain(|t| &t.name == name);

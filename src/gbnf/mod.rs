@@ -17,6 +17,7 @@ mod ir;
 mod literal;
 mod print;
 mod schema;
+mod schema_check;
 mod tools;
 
 pub use builder::GrammarBuilder;
@@ -24,4 +25,5 @@ pub use check::{check_grammar, CheckResult, ParsedGrammar, MAX_ITEMS, MAX_STEPS}
 pub use ir::{Expr, Rule};
 pub use literal::value as literal_value;
 pub use schema::SchemaConverter;
+pub use schema_check::check_schema;
 pub use tools::{join_optional, json_str, leading_token, parse_tools, regex_escape, token_units, Grammar, Shape, Tool, ToolGrammar, Trigger, TriggerKind};

@@ -4,7 +4,9 @@
 //! `enum`, `const`, `properties` / `required`, `additionalProperties` (default false, as llama.cpp),
 //! `items` / `prefixItems` / `minItems` / `maxItems`, `anyOf` / `oneOf`, `allOf` of objects,
 //! local `$ref` (`#/$defs/…`, `#/definitions/…`, any JSON pointer, recursion allowed), string
-//! `minLength` / `maxLength`. Ignored (accepted as the plain type): `pattern`, `format`, numeric bounds.
+//! `minLength` / `maxLength`. Ignored (accepted as the plain type): `pattern`, `format`, numeric bounds. What
+//! cannot be honoured (unknown types, unresolvable `$ref`) is rejected for every builder alike by
+//! [`super::check_schema`] before a converter runs.
 //!
 //! Objects keep the declared property order. Optional properties use the chained-optional technique of
 //! llama.cpp's json-schema-to-grammar: one "rest" rule per property position, so n optional properties

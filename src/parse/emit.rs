@@ -119,9 +119,22 @@ pub struct Diagnostics {
 
 impl Diagnostics {
     /// Add one at input offset `at` (a position inside the prefill counts as the output's start).
+    /// The same message right after the last one is counted in it (see [`crate::api::Diagnostic`]):
+    /// a marker repeated n times costs one diagnostic, not n.
     pub fn add(&mut self, at: usize, message: impl Into<String>) {
         let offset = at.saturating_sub(self.origin);
-        self.list.push(crate::api::Diagnostic { offset, message: message.into() });
+        let message = message.into();
+        if let Some(last) = self.list.last_mut() {
+            // (A parser may report a held marker after the next one: the run spans both ways.)
+            if last.message == message {
+                let end = last.last_offset.unwrap_or(last.offset).max(offset);
+                last.offset = last.offset.min(offset);
+                last.count += 1;
+                last.last_offset = Some(end);
+                return;
+            }
+        }
+        self.list.push(crate::api::Diagnostic::new(offset, message));
     }
 
     /// The model output starts at input offset `origin`.

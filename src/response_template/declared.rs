@@ -135,10 +135,10 @@ impl DeclaredParser {
                             let w = self.writes.entry(field.clone()).or_default();
                             *w += 1;
                             if *w == 2 && join.is_none() {
-                                self.diagnostics.push(Diagnostic {
-                                    offset: self.consumed,
-                                    message: format!("field '{field}' was written more than once: transformers keeps only the last, the message keeps all"),
-                                });
+                                self.diagnostics.push(Diagnostic::new(
+                                    self.consumed,
+                                    format!("field '{field}' was written more than once: transformers keeps only the last, the message keeps all"),
+                                ));
                             }
                         }
                         Role::Other => {}
@@ -153,7 +153,7 @@ impl DeclaredParser {
             Value::Array(a) => a.iter().collect(),
             Value::String(raw) => {
                 // The region did not parse (lenient mode): its text stays content.
-                self.diagnostics.push(Diagnostic { offset: self.consumed, message: "a tool_calls region did not parse; kept as content".into() });
+                self.diagnostics.push(Diagnostic::new(self.consumed, "a tool_calls region did not parse; kept as content"));
                 out.push(Delta::Content(raw.clone()));
                 return;
             }
@@ -176,7 +176,7 @@ impl DeclaredParser {
     fn note_errors(&mut self) {
         for (at, msg) in std::mem::take(&mut self.inner.errors) {
             let offset = self.inner.output_offset(at);
-            self.diagnostics.push(Diagnostic { offset, message: msg });
+            self.diagnostics.push(Diagnostic::new(offset, msg));
         }
     }
 }
@@ -186,7 +186,7 @@ impl OutputParser for DeclaredParser {
         self.consumed += chunk.len();
         match self.inner.feed(chunk) {
             Ok(events) => self.convert(&events, out),
-            Err(e) => self.diagnostics.push(Diagnostic { offset: self.consumed, message: e.to_string() }),
+            Err(e) => self.diagnostics.push(Diagnostic::new(self.consumed, e.to_string())),
         }
         self.note_errors();
     }
@@ -194,7 +194,7 @@ impl OutputParser for DeclaredParser {
     fn finish(&mut self, _is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
         match self.inner.finalize() {
             Ok((_, events)) => self.convert(&events, out),
-            Err(e) => self.diagnostics.push(Diagnostic { offset: self.consumed, message: e.to_string() }),
+            Err(e) => self.diagnostics.push(Diagnostic::new(self.consumed, e.to_string())),
         }
         self.note_errors();
         Ok(())

@@ -158,9 +158,14 @@ export type Delta =
 
 /** A problem seen in malformed model output (streaming never throws for these). */
 export interface Diagnostic {
-  /** A UTF-16 index into the output (for a stream, into all chunks pushed so far). */
+  /** A UTF-16 index into the output (for a stream, into all chunks pushed so far); the first occurrence. */
   offset: number;
   message: string;
+  /** The same problem seen this many times in a row (present only when more than 1): a repeated stray
+   * marker is one diagnostic with a count, not one per occurrence. */
+  count?: number;
+  /** UTF-16 index of the last occurrence (present only with `count`). */
+  lastOffset?: number;
 }
 
 export type ReasoningMode = 'NONE' | 'TAG_BASED' | 'DELIMITER' | 'FORCED_OPEN' | 'FORCED_CLOSED' | 'TOOLS_ONLY';

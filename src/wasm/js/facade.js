@@ -275,7 +275,8 @@ class StreamText {
   }
 }
 
-const withUtf16Offsets = (diagnostics, toUtf16) => diagnostics.map((d) => ({ ...d, offset: toUtf16(d.offset) }));
+const withUtf16Offsets = (diagnostics, toUtf16) =>
+  diagnostics.map((d) => (d.lastOffset === undefined ? { ...d, offset: toUtf16(d.offset) } : { ...d, offset: toUtf16(d.offset), lastOffset: toUtf16(d.lastOffset) }));
 
 /** `free()`: release the wasm memory now; a second call is a no-op. */
 function freeObject(map, self, cls) {
