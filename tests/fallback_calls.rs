@@ -31,7 +31,8 @@ fn parse(t: &ChatTemplate, o: &RequestOptions, output: &str) -> (Message, Vec<St
             p.push(c);
         }
         p.finish().unwrap();
-        (p.message().clone(), p.diagnostics().iter().map(|d| d.message.clone()).collect::<Vec<_>>())
+        // A repeated diagnostic is one entry with a count: list it once per occurrence.
+        (p.message().clone(), p.diagnostics().iter().flat_map(|d| std::iter::repeat_n(d.message.clone(), d.count)).collect::<Vec<_>>())
     };
     let whole = run(vec![output]);
     for n in [1, 2, 3, 7] {
