@@ -392,17 +392,7 @@ impl Deriver<'_> {
             }
             ToolFormat::JsonNative => self.json_native(),
             ToolFormat::TagWithJson => {
-                let open = self.call_open(true);
-                let close = self.call_close(&[&t.function.close, &t.format.per_call_end]);
-                let id = self.id_capture();
-                let mut f = Field {
-                    open_pattern: Some(open),
-                    close_pattern: close,
-                    repeats: Some(true),
-                    content: Some("json".into()),
-                    transform: Some(call_transform("{name}".into(), "{content}".into(), id)),
-                    ..Field::default()
-                };
+                let mut f = Field { content: Some("json".into()), ..self.call_field() };
                 if f.close_pattern.is_none() {
                     self.unterminated();
                 }
@@ -416,19 +406,24 @@ impl Deriver<'_> {
         }
     }
 
-    fn tagged(&mut self) {
+    /// One region per call, opened by the call's markers and named by their `name` group.
+    fn call_field(&mut self) -> Field {
         let t = &self.a.tools;
-        let args = &t.arguments;
         let open = self.call_open(true);
         let close = self.call_close(&[&t.function.close, &t.format.per_call_end]);
         let id = self.id_capture();
-        let mut f = Field {
+        Field {
             open_pattern: Some(open),
             close_pattern: close,
             repeats: Some(true),
             transform: Some(call_transform("{name}".into(), "{content}".into(), id)),
             ..Field::default()
-        };
+        }
+    }
+
+    fn tagged(&mut self) {
+        let args = &self.a.tools.arguments;
+        let mut f = self.call_field();
         if args.literal_values {
             let (s, e, ns, sep) = (trim(&args.start), trim(&args.end), trim(&args.name_suffix), trim(&args.separator));
             if s == "{" && e == "}" && ns == ":" && sep == "," {
