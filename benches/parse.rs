@@ -33,21 +33,6 @@ fn best(reps: usize, mut f: impl FnMut()) -> Duration {
         .unwrap_or_default()
 }
 
-/// Cut `text` into chunks of about `n` bytes, on char boundaries.
-fn chunked(text: &str, n: usize) -> Vec<&str> {
-    let mut out = Vec::with_capacity(text.len() / n + 1);
-    let mut start = 0;
-    while start < text.len() {
-        let mut end = (start + n).min(text.len());
-        while !text.is_char_boundary(end) {
-            end += 1;
-        }
-        out.push(&text[start..end]);
-        start = end;
-    }
-    out
-}
-
 fn main() {
     let records = common::load_jsonl("analysis.jsonl");
     println!("{:<14} {:>5} {:>8} {:>11} {:>9} {:>13} {:>7}", "input", "size", "bytes", "whole (µs)", "MB/s", "stream4 (µs)", "ratio");
@@ -72,7 +57,7 @@ fn main() {
                 calls = p.message().tool_calls.len();
             });
             assert_eq!(calls, 1, "{stem}-{size}: expected one tool call");
-            let chunks = chunked(&text, 4);
+            let chunks = chat_autoparser::testing::chunks(&text, 4);
             let stream = best(30, || {
                 let mut p = StreamParser::new(&analysis, &gp, &options).expect("parser");
                 for c in &chunks {

@@ -54,6 +54,22 @@ pub mod testing {
     use crate::api::{Delta, Diagnostic, RequestOptions};
     use crate::parse::drive::Machine;
 
+    /// `text` cut into chunks of about `n` bytes (at least 1), each ending on a char boundary: the
+    /// chunkings tests and benchmarks stream.
+    pub fn chunks(text: &str, n: usize) -> Vec<&str> {
+        let mut out = Vec::with_capacity(text.len() / n.max(1) + 1);
+        let mut start = 0;
+        while start < text.len() {
+            let mut end = (start + n.max(1)).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            out.push(&text[start..end]);
+            start = end;
+        }
+        out
+    }
+
     /// The analysis-driven parser, having read `prefill` (see [`parser_prefill`]); the deltas that
     /// gave come out with the first `push` or `finish`.
     pub fn auto_parser(analysis: &Analysis, options: &RequestOptions, prefill: &str) -> Box<dyn OutputParser> {

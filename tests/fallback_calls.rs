@@ -36,17 +36,7 @@ fn parse(t: &ChatTemplate, o: &RequestOptions, output: &str) -> (Message, Vec<St
     };
     let whole = run(vec![output]);
     for n in [1, 2, 3, 7] {
-        let mut chunks = Vec::new();
-        let mut start = 0;
-        while start < output.len() {
-            let mut end = (start + n).min(output.len());
-            while !output.is_char_boundary(end) {
-                end += 1;
-            }
-            chunks.push(&output[start..end]);
-            start = end;
-        }
-        assert_eq!(run(chunks).0, whole.0, "chunks of {n} differ on {output:?}");
+        assert_eq!(run(chat_autoparser::testing::chunks(output, n)).0, whole.0, "chunks of {n} differ on {output:?}");
     }
     whole
 }

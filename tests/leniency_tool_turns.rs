@@ -14,14 +14,8 @@ fn parse(template: &str, options: &RequestOptions, output: &str) -> (Message, Ve
     let t = ChatTemplate::new(&common::template_source(template), RenderOptions::default()).expect("compiles");
     let run = |size: usize| {
         let mut p = t.stream_parser(options).expect("parser");
-        let mut start = 0;
-        while start < output.len() {
-            let mut end = (start + size).min(output.len());
-            while !output.is_char_boundary(end) {
-                end += 1;
-            }
-            p.push(&output[start..end]);
-            start = end;
+        for chunk in chat_autoparser::testing::chunks(output, size) {
+            p.push(chunk);
         }
         p.finish().expect("never throws on model output");
         (p.message().clone(), p.diagnostics().iter().map(|d| d.message.clone()).collect::<Vec<_>>())

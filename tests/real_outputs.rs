@@ -75,20 +75,6 @@ fn parse(t: &ChatTemplate, gp: &str, options: &RequestOptions, chunks: &[&str]) 
     Ok(p.message().clone())
 }
 
-fn split_every(text: &str, n: usize) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    while start < text.len() {
-        let mut end = (start + n).min(text.len());
-        while !text.is_char_boundary(end) {
-            end += 1;
-        }
-        out.push(&text[start..end]);
-        start = end;
-    }
-    out
-}
-
 fn same_json(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
@@ -162,8 +148,8 @@ fn run_case(case: &Value, templates: &mut HashMap<String, Result<ChatTemplate, S
     let whole = parse(t, &gp, &options, &[output]);
     let mut chunkings: Vec<(String, Vec<&str>)> = vec![
         ("1 char".into(), output.char_indices().map(|(i, c)| &output[i..i + c.len_utf8()]).collect()),
-        ("3 bytes".into(), split_every(output, 3)),
-        ("7 bytes".into(), split_every(output, 7)),
+        ("3 bytes".into(), chat_autoparser::testing::chunks(output, 3)),
+        ("7 bytes".into(), chat_autoparser::testing::chunks(output, 7)),
     ];
     if let Some(src) = case.get("chunks").and_then(Value::as_array) {
         chunkings.push(("source chunks".into(), src.iter().filter_map(Value::as_str).collect()));
