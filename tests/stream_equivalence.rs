@@ -211,16 +211,18 @@ fn reasoning_markers_in_content() {
     assert!(random_splits_agree(&case, t.analysis().expect("analysis"), "", &options, input, &whole).unwrap() > 1);
 }
 
+/// A request with one tool, `f(x: integer)`.
+fn one_tool_f() -> RequestOptions {
+    let tools = serde_json::from_str(r#"[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"x":{"type":"integer"}}}}}]"#).unwrap();
+    RequestOptions { tools, ..RequestOptions::default() }
+}
+
 /// The 512-byte limit on an argument name is decided on the text position, not on how much is
 /// buffered: a name closed just before, at or after the limit gives the same message in one piece
 /// as split right past the limit (where the closing marker is not buffered yet).
 #[test]
 fn argument_name_limit_is_chunk_invariant() {
-    let tools: Vec<serde_json::Value> = serde_json::from_str(
-        r#"[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"x":{"type":"integer"}}}}}]"#,
-    )
-    .unwrap();
-    let options = RequestOptions { tools, ..RequestOptions::default() };
+    let options = one_tool_f();
     let analyses = analyses();
     for name in ["Qwen3-Coder.jinja", "google-gemma-4-31B-it.jinja", "LFM2.5-Instruct.jinja"] {
         let analysis = &analyses[name];
@@ -242,11 +244,7 @@ fn argument_name_limit_is_chunk_invariant() {
 /// `functions.f:0`): accepted or refused alike whole and split right past the limit.
 #[test]
 fn call_id_and_counter_limits_are_chunk_invariant() {
-    let tools: Vec<serde_json::Value> = serde_json::from_str(
-        r#"[{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{"x":{"type":"integer"}}}}}]"#,
-    )
-    .unwrap();
-    let options = RequestOptions { tools, ..RequestOptions::default() };
+    let options = one_tool_f();
     let analyses = analyses();
     for len in [500, 512, 513, 520, 600] {
         let texts = [
