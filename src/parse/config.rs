@@ -121,6 +121,9 @@ pub struct ParserConfig {
     /// For a tool format of the fallback (see [`fallback_configs`]): the convention, named in the
     /// diagnostic every call read this way adds.
     pub fallback_rule: Option<String>,
+    /// For a dialect that is a departure of its own rather than another spelling (rule R21,
+    /// `parse::call_syntax`): the diagnostic entering it adds.
+    pub dialect_note: Option<&'static str>,
     /// Source tokens that may stand right before a call (rule R11, `parse::source_markers`).
     pub call_prefixes: Vec<String>,
     /// The closer of the call section's opener by the template's token convention, which the
@@ -197,7 +200,7 @@ impl ParserConfig {
             None
         };
         let reasoning_ends_at_call = r.mode == ReasoningMode::ToolsOnly;
-        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, turn_end: Vec::new(), tool_result: Vec::new(), fallback_rule: None, call_prefixes: Vec::new(), unwritten_closer: Marker::default() };
+        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, turn_end: Vec::new(), tool_result: Vec::new(), fallback_rule: None, dialect_note: None, call_prefixes: Vec::new(), unwritten_closer: Marker::default() };
         let taken: Vec<String> = {
             let text = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s.core.clone(), e.core.clone()]);
             let tools = cfg.tools.iter().flat_map(|t| {

@@ -10,6 +10,7 @@ use crate::api::{Delta, Diagnostic};
 use crate::Result;
 
 pub mod call_ids;
+pub mod call_syntax;
 pub mod dialect;
 pub mod drive;
 pub mod emit;

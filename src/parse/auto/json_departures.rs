@@ -25,7 +25,10 @@ impl AutoParser {
         let skip = text.len() - rest.len();
         match rest.chars().next()? {
             '[' if !t.json.array_wrapped && !self.in_array => {
-                self.diag(abs + skip, "an array of tool calls where the template writes one call object (rule R16)");
+                // No marker at all: the array itself started the calls (`parse::call_syntax`).
+                let bare = t.trigger_is_body && t.section_start.is_empty() && t.per_call_start.is_empty();
+                let what = if bare { "a bare array of tool calls where the template writes bare call objects (rule R21)" } else { "an array of tool calls where the template writes one call object (rule R16)" };
+                self.diag(abs + skip, what);
                 self.in_array = true;
                 Some(Step::Adv(skip + 1))
             }

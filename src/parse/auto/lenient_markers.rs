@@ -126,7 +126,10 @@ impl AutoParser {
         }
         if let Some(d) = crate::parse::dialect::dialect_of(&self.dialects, spelled).cloned() {
             let canonical = if t.call_trigger.spellings().any(|s| s == spelled) { t.call_trigger.core.clone() } else { t.trigger.core.clone() };
-            self.diag(abs, format!("tool-call markers written as {spelled:?} for {canonical:?} and alike (rule R9)"));
+            match d.dialect_note {
+                Some(note) => self.diag(abs, note),
+                None => self.diag(abs, format!("tool-call markers written as {spelled:?} for {canonical:?} and alike (rule R9)")),
+            }
             self.cfg = d;
         }
     }

@@ -13,6 +13,7 @@
 //! was emitted is rolled back into content; one that breaks later ends where it broke. Either way a
 //! [`Diagnostic`] is recorded. Only `finish(is_partial = false)` inside an unfinished call errors.
 
+mod call_syntax_swap;
 mod dropped;
 mod json_departures;
 mod lenient_markers;
@@ -106,6 +107,9 @@ pub struct AutoParser {
     /// The code fence as a marker (empty without a fallback).
     fence: Rc<Marker>,
     dialects: Vec<Rc<ParserConfig>>,
+    /// The pythonic variant of the configuration, for a pythonic call where the template writes
+    /// JSON call objects (rule R20, `parse::call_syntax`).
+    pythonic: Option<Rc<ParserConfig>>,
 }
 
 /// A code fence: calls written inside a fenced block are examples, not calls.
@@ -119,12 +123,15 @@ impl AutoParser {
         // Reasoning is extracted or left in content (`none`); `deepseek-legacy` is built above.
         let format = if options.reasoning_format == ReasoningFormat::None { ReasoningFormat::None } else { ReasoningFormat::Auto };
         let mut cfg = ParserConfig::new(analysis, options);
-        let dialects: Vec<Rc<ParserConfig>> = crate::parse::dialect::tool_dialects(&mut cfg).into_iter().map(Rc::new).collect();
+        let mut dialects: Vec<Rc<ParserConfig>> = crate::parse::dialect::tool_dialects(&mut cfg).into_iter().map(Rc::new).collect();
+        dialects.extend(crate::parse::call_syntax::bracket_departures(&mut cfg).map(Rc::new));
+        let pythonic = crate::parse::call_syntax::pythonic_variant(&cfg).map(Rc::new);
         let cfg = Rc::new(cfg);
         let fallback = fallback_configs(analysis, options);
         let mut p = AutoParser {
             base: Rc::clone(&cfg),
             dialects,
+            pythonic,
             fence: Rc::new(Marker::new(if fallback.is_empty() { "" } else { FENCE })),
             fallback: Rc::new(fallback),
             line_start: true,

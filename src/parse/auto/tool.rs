@@ -148,13 +148,18 @@ pub struct Call {
     pub args_string: bool,
     /// The one-object-for-an-array departure was reported (rule R16).
     pub object_not_array_said: bool,
+    /// The call's first byte was looked at for the other call syntax (rule R20).
+    pub body_checked: bool,
+    /// The configuration to go back to once a call read in the other syntax ends (rule R20).
+    pub swapped_from: Option<Rc<crate::parse::config::ParserConfig>>,
 }
 
 impl AutoParser {
     pub(super) fn step_tool(&mut self, step: ToolStep, text: &str, abs: usize, eof: bool) -> Step {
         // Departures from the JSON call layout (rules R16, R18, `json_departures.rs`).
         let departure = match step {
-            ToolStep::JsonOpen => self.json_open_departure(text, abs),
+            ToolStep::JsonOpen => self.json_open_departure(text, abs).or_else(|| self.pythonic_in_json(text, abs, eof)),
+            ToolStep::JsonObj => self.pythonic_in_json(text, abs, eof),
             ToolStep::JsonAfter => self.json_after_departure(text, abs, eof),
             ToolStep::Name => self.json_in_pythonic_departure(text, abs),
             ToolStep::Section => self.section_separator_departure(text, abs),
@@ -550,6 +555,9 @@ impl AutoParser {
 
     /// The call's closing markers are done: back to the section or to content.
     pub(super) fn end_call(&mut self) -> Step {
+        if let Some(step) = self.end_swapped_call() {
+            return step;
+        }
         let in_section = self.section_open && self.tools().is_some_and(|t| !t.section_start.is_empty() && t.format != ToolFormat::JsonNative);
         self.state = if in_section { State::Tool(ToolStep::Section) } else { State::Content };
         Step::Adv(0)
@@ -770,7 +778,7 @@ impl AutoParser {
 }
 
 /// Outcome of matching a function name at the start of a text.
-enum NameMatch {
+pub(super) enum NameMatch {
     /// (tool index, bytes of the name)
     Found(usize, usize),
     NeedMore,
@@ -779,7 +787,7 @@ enum NameMatch {
 
 /// Match one of the configured tool names (longest wins) followed by the name suffix marker, or —
 /// without a suffix — by anything that cannot continue a longer name.
-fn match_name(text: &str, t: &ToolConfig, eof: bool) -> NameMatch {
+pub(super) fn match_name(text: &str, t: &ToolConfig, eof: bool) -> NameMatch {
     let mut best: Option<(usize, usize)> = None;
     let mut need = false;
     for (i, def) in t.tools.iter().enumerate() {

@@ -1,0 +1,97 @@
+//! The other call syntax a model may write inside a template's tool-call markers (issue #13):
+//! - rule R20, pythonic calls (`get_weather(city="Paris")`, one or a `[…]` list of them) where the
+//!   template writes JSON call objects: read with [`pythonic_variant`], the template's JSON layout
+//!   around it (markers, `[ … ]`, `,`) staying as it is;
+//! - rule R21, a call list's brackets left out or added where nothing else marks them: a pythonic
+//!   section opener with its `[` (`<|tool_call_start|>[`) written without it
+//!   (`<|tool_call_start|>get_weather(…)<|tool_call_end|>`, [`bracketless_dialect`]), and a bare
+//!   array of calls (`[{"name": …}, …]`, [`bare_array_spellings`]) where the template writes bare
+//!   call objects with no marker at all.
+//!
+//! Everything is derived from the analysed tool format and the request's tools, never from names.
+
+use super::config::{ParserConfig, ToolConfig};
+use super::marker::Marker;
+use crate::analysis::{CallIdPosition, ToolFormat};
+
+/// The configuration that reads one pythonic call (`name(a=1, b="x")`) in place of a JSON call
+/// object of `cfg`'s layout: only the call itself (name, `(`, literal arguments, `)`), no markers
+/// around it — the JSON states read those. `None` unless `cfg` writes JSON call objects.
+pub fn pythonic_variant(cfg: &ParserConfig) -> Option<ParserConfig> {
+    let t = cfg.tools.as_ref().filter(|t| t.format == ToolFormat::JsonNative && !t.literal)?;
+    let m = Marker::new;
+    let v = ToolConfig {
+        format: ToolFormat::TagWithTagged,
+        section_start: Marker::default(),
+        section_end: Marker::default(),
+        per_call_start: Marker::default(),
+        per_call_end: Marker::default(),
+        name_prefix: Marker::default(),
+        name_suffix: Marker::default(),
+        close: Marker::default(),
+        args_start: m("("),
+        args_end: m(")"),
+        arg_name_prefix: Marker::default(),
+        arg_name_suffix: m("="),
+        value_prefix: Marker::default(),
+        typed_value_prefix: Marker::default(),
+        raw_value: (String::new(), String::new()),
+        value_suffix: Marker::default(),
+        arg_separator: m(","),
+        literal: true,
+        string_delim: "\"".into(),
+        id_pos: CallIdPosition::None,
+        id_prefix: Marker::default(),
+        id_suffix: Marker::default(),
+        trigger: Marker::default(),
+        trigger_is_body: false,
+        call_trigger: Marker::default(),
+        counter_head: None,
+        ..t.clone()
+    };
+    Some(ParserConfig { tools: Some(v), ..cfg.clone() })
+}
+
+/// `marker` with `core` for its core, its surrounding whitespace kept.
+fn with_core(marker: &Marker, core: &str) -> Marker {
+    Marker::new(&format!("{}{core}{}", marker.lead, marker.trail))
+}
+
+/// For a pythonic call section whose markers hold the list's brackets (`<|tool_call_start|>[` …
+/// `]<|tool_call_end|>`): the same section without them, entered by the opener written without
+/// its `[`. `None` for any other layout.
+pub fn bracketless_dialect(cfg: &ParserConfig) -> Option<ParserConfig> {
+    let t = cfg.tools.as_ref().filter(|t| t.literal && t.format == ToolFormat::TagWithTagged)?;
+    let open = t.section_start.core.strip_suffix('[').map(|s| s.trim_end_matches(crate::text::is_space)).filter(|s| !s.is_empty())?;
+    let close = t.section_end.core.strip_prefix(']').map(|s| s.trim_start_matches(crate::text::is_space)).filter(|s| !s.is_empty())?;
+    let mut d = t.clone();
+    d.section_start = with_core(&t.section_start, open);
+    d.section_end = with_core(&t.section_end, close);
+    d.trigger = Marker::new(open);
+    Some(ParserConfig { tools: Some(d), dialect_note: Some("a pythonic call section without the `[ … ]` the template writes in its markers (rule R21)"), ..cfg.clone() })
+}
+
+/// The bracket departures of `cfg` (rule R21): its trigger learns their spellings; returns the
+/// dialect that reads a section written without its brackets, if the layout has one.
+pub fn bracket_departures(cfg: &mut ParserConfig) -> Option<ParserConfig> {
+    let dialect = bracketless_dialect(cfg);
+    let t = cfg.tools.as_mut()?;
+    let spellings = bare_array_spellings(t);
+    t.trigger.alts.extend(spellings);
+    if let Some(d) = dialect.as_ref().and_then(|d| d.tools.as_ref()) {
+        t.trigger.alts.push(d.trigger.core.clone());
+    }
+    dialect
+}
+
+/// For bare JSON call objects with no marker at all (the trigger is the object's own `{`): the
+/// spellings of a bare array of them that also start calls (`[{`, `[\n  {`, …), and of a bare
+/// pythonic list of a declared tool (`[get_weather(`).
+pub fn bare_array_spellings(t: &ToolConfig) -> Vec<String> {
+    if !(t.trigger_is_body && t.format == ToolFormat::JsonNative && !t.json.array_wrapped && t.trigger.core == "{") {
+        return Vec::new();
+    }
+    let mut out: Vec<String> = ["[{", "[ {", "[\n{", "[\n  {", "[\n    {", "[\n\t{"].map(String::from).to_vec();
+    out.extend(t.tools.iter().filter(|d| !d.name.is_empty()).map(|d| format!("[{}(", d.name)));
+    out
+}
