@@ -1,5 +1,5 @@
 //! Subjects for the leniency departures of issue #13 that no conformance case writes (rules R5 in
-//! the Ministral format, R7 after a call, R14–R18): the long fuzz run mutates and chunks them like
+//! the Ministral format, R7 after a call, R14–R18, R20, R21): the long fuzz run mutates and chunks them like
 //! every other subject.
 
 use super::{parsers_for, subject, Factory, Subject, Templates};
@@ -25,6 +25,13 @@ const OUTPUTS: &[(&str, bool, &str)] = &[
     ("Qwen3-Coder.jinja", false, "<tool_call>\n<function=get_weather>\n<parameter=where>\n[{\"country\": \"France\", \"city\": \"Paris\"}]\n</parameter>\n<parameter=city>\n{not json}\n</parameter>\n</function>\n</tool_call>"),
     ("LFM2-8B-A1B.jinja", false, "<|tool_call_start|>[get_weather(city=\"Paris\"); {\"name\": \"get_time\", \"arguments\": {}}]<|tool_call_end|>"),
     ("LFM2-8B-A1B.jinja", false, "<|tool_call_start|>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}, {\"name\": \"get_time\", \"arguments\": {}}]<|tool_call_end|>"),
+    // R20: pythonic calls where the template writes JSON call objects.
+    ("Qwen-Qwen3-0.6B.jinja", false, "<tool_call>\nget_weather(city=\"Paris\")\n</tool_call>\n<tool_call>\n[get_time(tz='UTC'), {\"name\": \"get_time\", \"arguments\": {}}]\n</tool_call>"),
+    ("mistralai-Mistral-Nemo-Instruct-2407.jinja", false, "[TOOL_CALLS][get_weather(city=\"Paris\"), get_time()]"),
+    // R21: a pythonic section without its brackets; a bare array where bare call objects are due.
+    ("LFM2.5-8B-A1B.jinja", false, "Sure.<|tool_call_start|>get_weather(city=\"Paris\"), {\"name\": \"get_time\", \"arguments\": {}}<|tool_call_end|>"),
+    ("meta-llama-Llama-3.1-8B-Instruct.jinja", false, "[{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}},\n {\"name\": \"get_time\", \"parameters\": {}}]"),
+    ("meta-llama-Llama-3.1-8B-Instruct.jinja", false, "See [1]. [get_weather(city=\"Paris\"), get_time()]"),
     ("mistralai-Ministral-3-14B-Reasoning-2512.jinja", true, "let me think[/THINK][TOOL_CALLS]get_time[ARGS]{}"),
     ("mistralai-Ministral-3-14B-Reasoning-2512.jinja", true, "thinking[/THInot end tag"),
 ];
