@@ -2,33 +2,17 @@
 //! separators between calls, an array for one object and the reverse, several objects in one call
 //! block (R16), arguments as a JSON-encoded string (R17), Python literals (R19), keys in another order,
 //! and the schema typing of tagged values. Each output is parsed whole and in chunkings of 1, 3 and
-//! 7 bytes; all must agree.
+//! 7 characters; all must agree.
 
 mod common;
 
 use chat_autoparser::api::{Message, RequestOptions};
 use chat_autoparser::{ChatTemplate, RenderOptions};
+use common::leniency::{calls, has, parse_chunked};
 use serde_json::{json, Value};
 
 fn parse(template: &str, options: &RequestOptions, output: &str) -> (Message, Vec<String>) {
-    let t = ChatTemplate::new(&common::template_source(template), RenderOptions::default()).expect("compiles");
-    let run = |size: usize| {
-        let mut p = t.stream_parser(options).expect("parser");
-        let bytes: Vec<(usize, char)> = output.char_indices().collect();
-        let mut start = 0;
-        for (i, _) in bytes.iter().copied().filter(|(i, _)| *i > 0 && i % size == 0) {
-            p.push(&output[start..i]);
-            start = i;
-        }
-        p.push(&output[start..]);
-        p.finish().expect("never throws on model output");
-        (p.message().clone(), p.diagnostics().iter().map(|d| d.message.clone()).collect::<Vec<_>>())
-    };
-    let whole = run(usize::MAX);
-    for size in [1, 3, 7] {
-        assert_eq!(run(size).0, whole.0, "chunks of {size} ≡ whole for {output:?}");
-    }
-    whole
+    parse_chunked(template, options, output, &[1, 3, 7])
 }
 
 fn tools() -> Vec<Value> {
@@ -38,15 +22,6 @@ fn tools() -> Vec<Value> {
 
 fn opts() -> RequestOptions {
     RequestOptions { tools: tools(), enable_thinking: Some(false), ..Default::default() }
-}
-
-/// `(name, arguments as JSON)` of every call.
-fn calls(m: &Message) -> Vec<(String, Value)> {
-    m.tool_calls.iter().map(|c| (c.function.name.clone(), serde_json::from_str(&c.function.arguments).unwrap_or(Value::Null))).collect()
-}
-
-fn has(diags: &[String], rule: &str) -> bool {
-    diags.iter().any(|d| d.contains(&format!("rule {rule}")))
 }
 
 const QWEN3: &str = "Qwen-Qwen3-0.6B.jinja";

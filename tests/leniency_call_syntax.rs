@@ -7,44 +7,18 @@
 mod common;
 
 use chat_autoparser::api::{Message, RequestOptions};
-use chat_autoparser::{ChatTemplate, RenderOptions};
+use common::leniency::{calls, has, parse_chunked};
 use serde_json::{json, Value};
 
+/// `output` parsed whole and in chunks of 1, 3 and 7 characters, thinking off, with [`tools`].
 fn parse(template: &str, output: &str) -> (Message, Vec<String>) {
-    let t = ChatTemplate::new(&common::template_source(template), RenderOptions::default()).expect("compiles");
     let options = RequestOptions { tools: tools(), enable_thinking: Some(false), ..Default::default() };
-    let run = |size: usize| {
-        let mut p = t.stream_parser(&options).expect("parser");
-        let mut start = 0;
-        for (k, (i, _)) in output.char_indices().enumerate().skip(1) {
-            if k % size == 0 {
-                p.push(&output[start..i]);
-                start = i;
-            }
-        }
-        p.push(&output[start..]);
-        p.finish().expect("never throws on model output");
-        (p.message().clone(), p.diagnostics().iter().map(|d| d.message.clone()).collect::<Vec<_>>())
-    };
-    let whole = run(usize::MAX);
-    for size in [1, 3, 7] {
-        assert_eq!(run(size).0, whole.0, "chunks of {size} characters ≡ whole for {output:?}");
-    }
-    whole
+    parse_chunked(template, &options, output, &[1, 3, 7])
 }
 
 fn tools() -> Vec<Value> {
     let f = |name: &str, props: Value| json!({ "type": "function", "function": { "name": name, "parameters": { "type": "object", "properties": props } } });
     vec![f("get_weather", json!({ "city": { "type": "string" }, "days": { "type": "integer" } })), f("get_time", json!({ "tz": { "type": "string" } }))]
-}
-
-/// `(name, arguments as JSON)` of every call.
-fn calls(m: &Message) -> Vec<(String, Value)> {
-    m.tool_calls.iter().map(|c| (c.function.name.clone(), serde_json::from_str(&c.function.arguments).unwrap_or(Value::Null))).collect()
-}
-
-fn has(diags: &[String], rule: &str) -> bool {
-    diags.iter().any(|d| d.contains(&format!("rule {rule}")))
 }
 
 fn weather() -> Vec<(String, Value)> {
@@ -165,4 +139,25 @@ fn the_other_direction_of_r16_stays_as_it_was() {
     let w = r#"{"name": "get_weather", "arguments": {"city": "Paris"}}"#;
     let t = r#"{"name": "get_time", "arguments": {}}"#;
     reads(QWEN3, &format!("<tool_call>\n[{w}, {t}]\n</tool_call>"), two(), "R16");
+}
+
+#[test]
+fn r20_r21_in_the_fallback_of_templates_without_a_tool_format() {
+    const LFM2: &str = "LFM2-8B-A1B.jinja";
+    const GEMMA2: &str = "google-gemma-2-2b-it.jinja";
+    let w = r#"{"name": "get_weather", "arguments": {"city": "Paris"}}"#;
+    for out in [format!("<|tool_call_start|>{w}<|tool_call_end|>"), "<|tool_call_start|>get_weather(city=\"Paris\")<|tool_call_end|>".to_string()] {
+        let (m, d) = parse(LFM2, &out);
+        assert_eq!((calls(&m), m.content.as_str()), (weather(), ""), "{out:?}");
+        assert!(has(&d, "R21") && has(&d, "R13"), "{d:?}");
+    }
+    // The canonical convention says nothing of R21.
+    let (m, d) = parse(LFM2, "<|tool_call_start|>[get_weather(city=\"Paris\")]<|tool_call_end|>");
+    assert_eq!(calls(&m), weather());
+    assert!(!has(&d, "R21"), "{d:?}");
+    // The `<tool_call>{json}</tool_call>` convention with a pythonic call in it.
+    let (m, d) = parse(GEMMA2, "<tool_call>\nget_weather(city=\"Paris\")\n</tool_call>");
+    assert_eq!((calls(&m), m.content.as_str()), (weather(), ""));
+    assert!(has(&d, "R20") && has(&d, "R13"), "{d:?}");
+    stays_content(GEMMA2, "<tool_call>\nunknown_tool(city=\"Paris\")\n</tool_call>");
 }

@@ -5,7 +5,7 @@
 //! [`Marker`]s and tool schemas reduced to what parsing needs (is this argument a string?).
 
 use super::marker::Marker;
-use super::{source_markers, spelling};
+use super::{call_syntax, source_markers, spelling};
 use crate::analysis::{fallback_formats, Analysis, CallIdPosition, ContentMode, ReasoningMode, ToolFormat};
 use crate::api::{ReasoningFormat, RequestOptions, ToolChoice};
 use serde_json::Value;
@@ -124,6 +124,9 @@ pub struct ParserConfig {
     /// For a dialect that is a departure of its own rather than another spelling (rule R21,
     /// `parse::call_syntax`): the diagnostic entering it adds.
     pub dialect_note: Option<&'static str>,
+    /// The configuration that reads a pythonic call where this one's JSON call object is due
+    /// (rule R20, `parse::call_syntax`); `None` unless the tool format writes JSON call objects.
+    pub pythonic: Option<Rc<ParserConfig>>,
     /// Source tokens that may stand right before a call (rule R11, `parse::source_markers`).
     pub call_prefixes: Vec<String>,
     /// The closer of the call section's opener by the template's token convention, which the
@@ -148,7 +151,7 @@ pub fn fallback_configs(analysis: &Analysis, options: &RequestOptions) -> Vec<Fa
     if options.tools.is_empty() || options.tool_choice == ToolChoice::None || has_schema || analysis.tools.format.mode != ToolFormat::None {
         return Vec::new();
     }
-    fallback_formats(analysis)
+    let mut out: Vec<FallbackConfig> = fallback_formats(analysis)
         .into_iter()
         .map(|f| {
             // Only what `ParserConfig::new` reads: the text side as analysed, the fallback's tools.
@@ -161,9 +164,25 @@ pub fn fallback_configs(analysis: &Analysis, options: &RequestOptions) -> Vec<Fa
             };
             let mut cfg = ParserConfig::new(&a, options);
             cfg.fallback_rule = Some(f.rule);
+            // Its pythonic variant (rule R20) names the fallback's convention too.
+            cfg.pythonic = call_syntax::pythonic_variant(&cfg).map(Rc::new);
             FallbackConfig { cfg: Rc::new(cfg), line_start: f.line_start }
         })
-        .collect()
+        .collect();
+    // A pythonic section written without the `[ … ]` in its markers (rule R21), after the formats
+    // themselves so that one of them wins a trigger they share.
+    let bracketless: Vec<FallbackConfig> = out
+        .iter()
+        .filter_map(|f| {
+            let mut d = call_syntax::bracketless_dialect(&f.cfg)?;
+            let rule = d.fallback_rule.take().unwrap_or_default();
+            d.fallback_rule = Some(format!("{rule}, without the `[ … ]` of its markers (rule R21)"));
+            d.dialect_note = None;
+            Some(FallbackConfig { cfg: Rc::new(d), line_start: f.line_start })
+        })
+        .collect();
+    out.extend(bracketless);
+    out
 }
 
 impl ParserConfig {
@@ -200,7 +219,7 @@ impl ParserConfig {
             None
         };
         let reasoning_ends_at_call = r.mode == ReasoningMode::ToolsOnly;
-        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, turn_end: Vec::new(), tool_result: Vec::new(), fallback_rule: None, dialect_note: None, call_prefixes: Vec::new(), unwritten_closer: Marker::default() };
+        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, turn_end: Vec::new(), tool_result: Vec::new(), fallback_rule: None, dialect_note: None, pythonic: None, call_prefixes: Vec::new(), unwritten_closer: Marker::default() };
         let taken: Vec<String> = {
             let text = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s.core.clone(), e.core.clone()]);
             let tools = cfg.tools.iter().flat_map(|t| {
@@ -215,6 +234,7 @@ impl ParserConfig {
         cfg.tool_result = analysis.tool_result_markers.iter().filter(free).map(|m| Marker::new(m)).collect();
         cfg.respell_text_markers(analysis);
         cfg.source_markers(analysis);
+        cfg.pythonic = call_syntax::pythonic_variant(&cfg).map(Rc::new);
         cfg
     }
 

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod expectations;
+pub mod leniency;
 
 use std::path::PathBuf;
 

@@ -32,6 +32,9 @@ const OUTPUTS: &[(&str, bool, &str)] = &[
     ("LFM2.5-8B-A1B.jinja", false, "Sure.<|tool_call_start|>get_weather(city=\"Paris\"), {\"name\": \"get_time\", \"arguments\": {}}<|tool_call_end|>"),
     ("meta-llama-Llama-3.1-8B-Instruct.jinja", false, "[{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}},\n {\"name\": \"get_time\", \"parameters\": {}}]"),
     ("meta-llama-Llama-3.1-8B-Instruct.jinja", false, "See [1]. [get_weather(city=\"Paris\"), get_time()]"),
+    // R20 / R21 in the fallback of templates without a tool format (R13).
+    ("LFM2-8B-A1B.jinja", false, "<|tool_call_start|>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}<|tool_call_end|> and <|tool_call_start|>get_time()<|tool_call_end|>"),
+    ("google-gemma-2-2b-it.jinja", false, "<tool_call>\nget_weather(city=\"Paris\")\n</tool_call>"),
     ("mistralai-Ministral-3-14B-Reasoning-2512.jinja", true, "let me think[/THINK][TOOL_CALLS]get_time[ARGS]{}"),
     ("mistralai-Ministral-3-14B-Reasoning-2512.jinja", true, "thinking[/THInot end tag"),
 ];

@@ -18,7 +18,7 @@ impl AutoParser {
         if self.call.body_checked {
             return None;
         }
-        let variant = self.pythonic.clone()?;
+        let variant = self.cfg.pythonic.clone()?;
         let rest = text.trim_start_matches(is_space);
         let first = rest.chars().next();
         if first.is_none() {

@@ -107,9 +107,6 @@ pub struct AutoParser {
     /// The code fence as a marker (empty without a fallback).
     fence: Rc<Marker>,
     dialects: Vec<Rc<ParserConfig>>,
-    /// The pythonic variant of the configuration, for a pythonic call where the template writes
-    /// JSON call objects (rule R20, `parse::call_syntax`).
-    pythonic: Option<Rc<ParserConfig>>,
 }
 
 /// A code fence: calls written inside a fenced block are examples, not calls.
@@ -125,13 +122,11 @@ impl AutoParser {
         let mut cfg = ParserConfig::new(analysis, options);
         let mut dialects: Vec<Rc<ParserConfig>> = crate::parse::dialect::tool_dialects(&mut cfg).into_iter().map(Rc::new).collect();
         dialects.extend(crate::parse::call_syntax::bracket_departures(&mut cfg).map(Rc::new));
-        let pythonic = crate::parse::call_syntax::pythonic_variant(&cfg).map(Rc::new);
         let cfg = Rc::new(cfg);
         let fallback = fallback_configs(analysis, options);
         let mut p = AutoParser {
             base: Rc::clone(&cfg),
             dialects,
-            pythonic,
             fence: Rc::new(Marker::new(if fallback.is_empty() { "" } else { FENCE })),
             fallback: Rc::new(fallback),
             line_start: true,
