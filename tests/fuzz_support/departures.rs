@@ -25,6 +25,12 @@ const OUTPUTS: &[(&str, bool, &str)] = &[
     ("Qwen3-Coder.jinja", false, "<tool_call>\n<function=get_weather>\n<parameter=where>\n[{\"country\": \"France\", \"city\": \"Paris\"}]\n</parameter>\n<parameter=city>\n{not json}\n</parameter>\n</function>\n</tool_call>"),
     ("LFM2-8B-A1B.jinja", false, "<|tool_call_start|>[get_weather(city=\"Paris\"); {\"name\": \"get_time\", \"arguments\": {}}]<|tool_call_end|>"),
     ("LFM2-8B-A1B.jinja", false, "<|tool_call_start|>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}, {\"name\": \"get_time\", \"arguments\": {}}]<|tool_call_end|>"),
+    ("mistralai-Ministral-3-14B-Reasoning-2512.jinja", true, "let me think[/THINK][TOOL_CALLS]get_time[ARGS]{}"),
+    ("mistralai-Ministral-3-14B-Reasoning-2512.jinja", true, "thinking[/THInot end tag"),
+];
+
+/// The call-syntax and bracket departures (rules R20, R21): read whole as written, nothing lost.
+const CALL_SYNTAX_OUTPUTS: &[(&str, bool, &str)] = &[
     // R20: pythonic calls where the template writes JSON call objects.
     ("Qwen-Qwen3-0.6B.jinja", false, "<tool_call>\nget_weather(city=\"Paris\")\n</tool_call>\n<tool_call>\n[get_time(tz='UTC'), {\"name\": \"get_time\", \"arguments\": {}}]\n</tool_call>"),
     ("mistralai-Mistral-Nemo-Instruct-2407.jinja", false, "[TOOL_CALLS][get_weather(city=\"Paris\"), get_time()]"),
@@ -35,15 +41,17 @@ const OUTPUTS: &[(&str, bool, &str)] = &[
     // R20 / R21 in the fallback of templates without a tool format (R13).
     ("LFM2-8B-A1B.jinja", false, "<|tool_call_start|>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}<|tool_call_end|> and <|tool_call_start|>get_time()<|tool_call_end|>"),
     ("google-gemma-2-2b-it.jinja", false, "<tool_call>\nget_weather(city=\"Paris\")\n</tool_call>"),
-    ("mistralai-Ministral-3-14B-Reasoning-2512.jinja", true, "let me think[/THINK][TOOL_CALLS]get_time[ARGS]{}"),
-    ("mistralai-Ministral-3-14B-Reasoning-2512.jinja", true, "thinking[/THInot end tag"),
 ];
+
+/// Label part of the subjects of [`CALL_SYNTAX_OUTPUTS`].
+pub const CALL_SYNTAX: &str = "call syntax";
 
 /// Every departure output, once per parser that reads it (the request's own format parser too).
 pub fn departure_subjects(templates: &mut Templates) -> Vec<Subject> {
     let tools = vec![tool("get_weather", json!({ "city": { "type": "string" } })), tool("get_time", json!({ "tz": { "type": "string" } }))];
     let mut out = Vec::new();
-    for (i, &(name, thinking, output)) in OUTPUTS.iter().enumerate() {
+    let all = OUTPUTS.iter().map(|o| (o, "")).chain(CALL_SYNTAX_OUTPUTS.iter().map(|o| (o, CALL_SYNTAX)));
+    for (i, (&(name, thinking, output), group)) in all.enumerate() {
         let (handler, markers, analysis) = templates.get(name);
         let options = RequestOptions { tools: tools.clone(), enable_thinking: Some(thinking), parallel_tool_calls: true, ..Default::default() };
         let Ok(t) = ChatTemplate::new(&super::common::template_source(name), RenderOptions::default()) else { continue };
@@ -55,7 +63,7 @@ pub fn departure_subjects(templates: &mut Templates) -> Vec<Subject> {
             parsers.push(("format", make, false));
         }
         for (kind, make, feeds_gp) in parsers {
-            out.push(subject(format!("departure {i} ({name}) {kind}"), (make, feeds_gp), &gp, output, false, &markers));
+            out.push(subject(format!("departure {i} ({name}) {group} {kind}"), (make, feeds_gp), &gp, output, false, &markers));
         }
     }
     out
