@@ -66,6 +66,10 @@ fn r20_pythonic_calls_in_per_call_json_markers() {
         assert_eq!(calls(&m), vec![("get_weather".to_string(), json!({"city": "Paris", "days": 3}))]);
         stays_content(tpl, "<tool_call>\nunknown_tool(city=\"Paris\")\n</tool_call>");
     }
+    // Cut off inside the arguments: what was written is kept, the parse does not throw.
+    let (m, _) = parse(QWEN3, "<tool_call>\nget_weather(city=\"Par");
+    assert_eq!(m.tool_calls.len(), 1, "{m:?}");
+    assert!(m.tool_calls[0].function.arguments.contains("Par"), "{m:?}");
     // Mixed in one block: a JSON object, then a pythonic call.
     reads(QWEN3, "<tool_call>\n[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}, get_time()]\n</tool_call>", two(), "R20");
     // The canonical JSON call says nothing of R20.

@@ -872,7 +872,7 @@ impl AutoParser {
     }
 }
 
-fn floor_boundary(s: &str, mut i: usize) -> usize {
+pub(super) fn floor_boundary(s: &str, mut i: usize) -> usize {
     i = i.min(s.len());
     while i > 0 && !s.is_char_boundary(i) {
         i -= 1;

@@ -380,14 +380,17 @@ impl AutoParser {
             }
             ToolStep::ArgName => {
                 let end = if t.arg_name_suffix.is_empty() { &t.value_prefix } else { &t.arg_name_suffix };
-                let found = end.find(text).or_else(|| if eof && end.is_empty() { Some((text.len(), text.len())) } else { None });
+                let reach = longest(&[end, &t.typed_value_prefix]);
+                // Searched only as far as a name within the limit can end (the decisions below are the
+                // same): a whole text is not scanned again for every call that breaks here.
+                let window = text.get(..super::floor_boundary(text, MAX_NAME + reach + 4)).unwrap_or(text);
+                let found = end.find(window).or_else(|| if eof && end.is_empty() { Some((text.len(), text.len())) } else { None });
                 // A typed value prefix right after the name says the value is JSON.
-                let typed = if t.arg_name_suffix.is_empty() { t.typed_value_prefix.find(text) } else { None };
+                let typed = if t.arg_name_suffix.is_empty() { t.typed_value_prefix.find(window) } else { None };
                 let (found, typed) = match (found, typed) {
                     (f, Some(ty)) if f.is_none_or(|(s, _)| ty.0 < s) => (Some(ty), true),
                     (f, _) => (f, false),
                 };
-                let reach = longest(&[end, &t.typed_value_prefix]);
                 let Some((s, e)) = found.filter(|&(s, _)| s <= MAX_NAME) else {
                     let closed_late = found.is_some();
                     return if closed_late || past_name_limit(text, reach) || eof { Step::Fail("argument name not closed", 0) } else { Step::Wait };
