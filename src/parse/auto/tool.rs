@@ -779,6 +779,11 @@ enum NameMatch {
 
 /// Match one of the configured tool names (longest wins) followed by the name suffix marker, or —
 /// without a suffix — by anything that cannot continue a longer name.
+/// A character that can continue a tool name (OpenAI's `[A-Za-z0-9_-]`, and `.`).
+fn is_name_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '_' | '-' | '.')
+}
+
 fn match_name(text: &str, t: &ToolConfig, eof: bool) -> NameMatch {
     let mut best: Option<(usize, usize)> = None;
     let mut need = false;
@@ -808,7 +813,9 @@ fn match_name(text: &str, t: &ToolConfig, eof: bool) -> NameMatch {
                 if after.is_empty() && !eof {
                     need = true;
                 }
-                !after.is_empty() || eof
+                // With nothing written after the name, the written name must end here: a declared
+                // name is not read as the start of a longer one (`get_weatherX`).
+                (!after.is_empty() || eof) && !after.starts_with(is_name_char)
             } else {
                 match follower.expect(after, eof) {
                     Expect::Matched(_) => true,
