@@ -158,6 +158,7 @@ impl AutoParser {
             ToolStep::JsonAfter => self.json_after_departure(text, abs, eof),
             ToolStep::Name => self.json_in_pythonic_departure(text, abs),
             ToolStep::Section => self.section_separator_departure(text, abs),
+            ToolStep::AfterArgs(k) if k != Closing::ArgsEnd => self.literal_call_after_departure(text, abs, eof),
             _ => None,
         };
         if let Some(step) = departure {
@@ -546,6 +547,32 @@ impl AutoParser {
     /// first call, so a rollback of that call gives it back to content (`[` of `[unknown(x=1)]`).
     fn section_raw(&mut self) -> String {
         if self.call.committed { String::new() } else { std::mem::take(&mut self.call.raw) }
+    }
+
+    /// After a literal call's arguments, where its end marker is due: the name marker and a
+    /// declared name start another call in the same block (`call:f{…}call:g{…}`, rule R16).
+    /// `None` lets the canonical step run.
+    fn literal_call_after_departure(&mut self, text: &str, abs: usize, eof: bool) -> Option<Step> {
+        let t = self.cfg.tools.as_ref()?;
+        if !t.literal || t.name_prefix.is_empty() || !self.call.committed || !self.call.data.args_complete {
+            return None;
+        }
+        let rest = text.trim_start_matches(is_space);
+        let skip = text.len() - rest.len();
+        let n = match t.name_prefix.expect(rest, eof) {
+            Expect::Matched(n) => n,
+            Expect::NeedMore => return Some(Step::Wait),
+            Expect::No => return None,
+        };
+        match match_name(rest.get(n..).unwrap_or(""), t, eof) {
+            NameMatch::Found(..) => {}
+            NameMatch::NeedMore => return Some(Step::Wait),
+            NameMatch::No => return None,
+        }
+        self.diag(abs + skip, "another tool call in the same call block (rule R16)");
+        self.begin_call(abs + skip, "");
+        self.state = State::Tool(ToolStep::Name);
+        Some(Step::Adv(skip + n))
     }
 
     /// The call's closing markers are done: back to the section or to content.
