@@ -161,3 +161,17 @@ fn r17_string_arguments_of_a_call_that_breaks_after_them_read_alike_at_every_spl
         assert_eq!(run(&[&out[..i], &out[i..]]), whole, "split at {i}");
     }
 }
+
+#[test]
+fn r16_several_literal_calls_in_one_call_block() {
+    // Gemma 4 writes one call per `<|tool_call>…<tool_call|>`; models also write two in one block.
+    let out = "<|tool_call>call:get_weather{city:<|\"|>Paris<|\"|>}call:get_time{}<tool_call|>";
+    let (m, d) = parse("google-gemma-4-31B-it.jinja", &opts(), out);
+    assert_eq!(calls(&m), two());
+    assert!(has(&d, "R16"), "{d:?}");
+    assert_eq!(m.content.as_str(), "");
+    // An undeclared name after the first call is no call: the text stays content.
+    let (m, _) = parse("google-gemma-4-31B-it.jinja", &opts(), "<|tool_call>call:get_weather{city:<|\"|>Paris<|\"|>}call:nope{}<tool_call|>");
+    assert_eq!(calls(&m).len(), 1);
+    assert!(m.content.contains("call:nope{}"), "{m:?}");
+}

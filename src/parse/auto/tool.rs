@@ -163,6 +163,7 @@ impl AutoParser {
             ToolStep::JsonAfter => self.json_after_departure(text, abs, eof),
             ToolStep::Name => self.json_in_pythonic_departure(text, abs),
             ToolStep::Section => self.section_separator_departure(text, abs),
+            ToolStep::AfterArgs(k) if k != Closing::ArgsEnd => self.literal_call_after_departure(text, abs, eof),
             _ => None,
         };
         if let Some(step) = departure {
@@ -556,6 +557,32 @@ impl AutoParser {
         if self.call.committed { String::new() } else { std::mem::take(&mut self.call.raw) }
     }
 
+    /// After a literal call's arguments, where its end marker is due: the name marker and a
+    /// declared name start another call in the same block (`call:f{…}call:g{…}`, rule R16).
+    /// `None` lets the canonical step run.
+    fn literal_call_after_departure(&mut self, text: &str, abs: usize, eof: bool) -> Option<Step> {
+        let t = self.cfg.tools.as_ref()?;
+        if !t.literal || t.name_prefix.is_empty() || !self.call.committed || !self.call.data.args_complete {
+            return None;
+        }
+        let rest = text.trim_start_matches(is_space);
+        let skip = text.len() - rest.len();
+        let n = match t.name_prefix.expect(rest, eof) {
+            Expect::Matched(n) => n,
+            Expect::NeedMore => return Some(Step::Wait),
+            Expect::No => return None,
+        };
+        match match_name(rest.get(n..).unwrap_or(""), t, eof) {
+            NameMatch::Found(..) => {}
+            NameMatch::NeedMore => return Some(Step::Wait),
+            NameMatch::No => return None,
+        }
+        self.diag(abs + skip, "another tool call in the same call block (rule R16)");
+        self.begin_call(abs + skip, "");
+        self.state = State::Tool(ToolStep::Name);
+        Some(Step::Adv(skip + n))
+    }
+
     /// The call's closing markers are done: back to the section or to content.
     pub(super) fn end_call(&mut self) -> Step {
         if let Some(step) = self.end_swapped_call() {
@@ -790,6 +817,11 @@ pub(super) enum NameMatch {
 
 /// Match one of the configured tool names (longest wins) followed by the name suffix marker, or —
 /// without a suffix — by anything that cannot continue a longer name.
+/// A character that can continue a tool name (OpenAI's `[A-Za-z0-9_-]`, and `.`).
+fn is_name_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '_' | '-' | '.')
+}
+
 pub(super) fn match_name(text: &str, t: &ToolConfig, eof: bool) -> NameMatch {
     let mut best: Option<(usize, usize)> = None;
     let mut need = false;
@@ -819,7 +851,9 @@ pub(super) fn match_name(text: &str, t: &ToolConfig, eof: bool) -> NameMatch {
                 if after.is_empty() && !eof {
                     need = true;
                 }
-                !after.is_empty() || eof
+                // With nothing written after the name, the written name must end here: a declared
+                // name is not read as the start of a longer one (`get_weatherX`).
+                (!after.is_empty() || eof) && !after.starts_with(is_name_char)
             } else {
                 match follower.expect(after, eof) {
                     Expect::Matched(_) => true,
