@@ -86,6 +86,8 @@ pub struct AutoParser {
     /// as content once other text follows, dropped if the output ends here (rule R4).
     stray_close: Option<(String, String, usize)>,
     call: Call,
+    /// `settle(is_partial)`: a JSON call still being written is reported with its arguments so far.
+    flush_partial: bool,
     calls: usize,
     in_array: bool,
     /// Calls sit in a section (entered by the section marker, not by a bare per-call marker).
@@ -137,6 +139,7 @@ impl AutoParser {
             opener_missing: false,
             stray_close: None,
             call: Call::default(),
+            flush_partial: false,
             calls: 0,
             in_array: false,
             section_open: false,
@@ -250,9 +253,15 @@ impl AutoParser {
         if !matches!(self.state, State::Tool(_)) && !self.call.committed {
             return;
         }
+        // JSON arguments cannot be taken back once streamed, so a JSON call goes out once they are
+        // whole and valid; until then it can still be rolled back into content (issue #11 item 11).
+        let holds_json = self.tools().is_some_and(|t| matches!(t.format, ToolFormat::JsonNative | ToolFormat::TagWithJson));
         let call = &mut self.call;
         if !call.committed {
             if !(call.header_ready && call.data.tool.is_some()) {
+                return;
+            }
+            if holds_json && !call.data.args_complete && !self.flush_partial {
                 return;
             }
             call.committed = true;
@@ -317,7 +326,10 @@ impl AutoParser {
 
     /// A tool call broke: roll it back into content if nothing of it was emitted yet.
     fn fail_call(&mut self, abs: usize, msg: &str, out: &mut Vec<Delta>) {
-        self.diag(abs, msg);
+        match self.call.fail_detail.take() {
+            Some(detail) => self.diag(abs, detail),
+            None => self.diag(abs, msg),
+        }
         self.release_string_arguments();
         if self.call.committed {
             // Argument text read before the break goes out as a stream would have sent it: how much
@@ -329,6 +341,8 @@ impl AutoParser {
         }
         self.call = Call::default();
         self.in_array = false;
+        // Whitespace a marker of the broken call would have skipped is text now.
+        self.trail.clear();
         self.state = State::Content;
     }
 
@@ -834,6 +848,12 @@ impl AutoParser {
                     }
                 }
                 let complete = self.call.data.args_complete;
+                if !self.call.committed && self.call.header_ready && self.call.data.tool.is_some() {
+                    // Cut off inside a JSON call whose name is known: it is reported as far as it
+                    // goes (a truncated call, `finishReason: length`), not rolled back into content.
+                    self.flush_partial = true;
+                    self.flush_call(out);
+                }
                 if !self.call.committed {
                     let raw = std::mem::take(&mut self.call.raw);
                     self.emit_content(&raw, out);
@@ -892,7 +912,9 @@ impl Machine for AutoParser {
 
     fn settle(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
         if is_partial {
-            // More may come: report what is known (the held-back tail was dropped).
+            // More may come: report what is known (the held-back tail was dropped), a JSON call's
+            // arguments so far included.
+            self.flush_partial = true;
             self.flush_call(out);
             return Ok(());
         }

@@ -148,6 +148,18 @@ pub struct Call {
     pub args_string: bool,
     /// The one-object-for-an-array departure was reported (rule R16).
     pub object_not_array_said: bool,
+    /// Why the call failed, in more words than the step's static message (the JSON error).
+    pub fail_detail: Option<String>,
+    /// The JSON arguments were validated (once, when they ended, before the call goes out).
+    pub args_validated: bool,
+}
+
+/// `None` when `args` is one valid JSON value, else a diagnostic naming what was not understood. The
+/// scanners only find where a value ends (brackets and strings): `{"city": }` or `{"a": 1 2}` end
+/// fine but are not JSON, and a call must never go out with such arguments.
+pub fn invalid_json_args(args: &str) -> Option<String> {
+    let e = serde_json::from_str::<serde::de::IgnoredAny>(args).err()?;
+    Some(format!("tool-call arguments are not valid JSON ({e}); the call is kept as content"))
 }
 
 impl AutoParser {
@@ -559,27 +571,31 @@ impl AutoParser {
         for (i, c) in text.char_indices() {
             match value.feed(c, &mut self.call.data.args) {
                 Feed::More => self.call.data.args_seen = true,
-                Feed::Done => {
-                    self.python_syntax_departure(value.rewrote_python());
-                    self.call.data.args_complete = true;
-                    self.state = State::Tool(ToolStep::AfterArgs(Closing::ArgsEnd));
-                    return Step::Adv(i + c.len_utf8());
-                }
-                Feed::EndedBefore => {
-                    self.python_syntax_departure(value.rewrote_python());
-                    self.call.data.args_complete = true;
-                    self.state = State::Tool(ToolStep::AfterArgs(Closing::ArgsEnd));
-                    return Step::Adv(i);
-                }
+                Feed::Done => return self.json_args_done(value.rewrote_python(), i + c.len_utf8()),
+                Feed::EndedBefore => return self.json_args_done(value.rewrote_python(), i),
                 Feed::Invalid => return Step::Fail("invalid JSON arguments", i),
             }
         }
         if eof && value.complete_at_eof() {
             value.finish(&mut self.call.data.args);
-            self.call.data.args_complete = true;
-            self.state = State::Tool(ToolStep::AfterArgs(Closing::ArgsEnd));
+            return match self.json_args_done(value.rewrote_python(), text.len()) {
+                Step::Adv(_) => Step::Adv(text.len()),
+                fail => fail,
+            };
         }
         if text.is_empty() { Step::Wait } else { Step::Adv(text.len()) }
+    }
+
+    /// The JSON arguments value ended after `n` bytes of this step's text: whole if valid.
+    fn json_args_done(&mut self, python: bool, n: usize) -> Step {
+        if let Some(detail) = invalid_json_args(&self.call.data.args) {
+            self.call.fail_detail = Some(detail);
+            return Step::Fail("tool-call arguments are not valid JSON", n);
+        }
+        self.python_syntax_departure(python);
+        self.call.data.args_complete = true;
+        self.state = State::Tool(ToolStep::AfterArgs(Closing::ArgsEnd));
+        Step::Adv(n)
     }
 
     fn json_object(&mut self, json: &mut JsonCall, text: &str, eof: bool) -> Step {
@@ -587,6 +603,18 @@ impl AutoParser {
         for (i, c) in text.char_indices() {
             match json.feed(c, t, &mut self.call.data) {
                 CallFeed::More => {
+                    // The arguments value just ended: checked before the call can go out.
+                    if self.call.data.args_complete && !self.call.args_validated {
+                        self.call.args_validated = true;
+                        if let Some(detail) = invalid_json_args(&self.call.data.args) {
+                            self.call.fail_detail = Some(detail);
+                            return Step::Fail("tool-call arguments are not valid JSON", i + c.len_utf8());
+                        }
+                        // Stop here so the call goes out at this point whatever the chunking.
+                        if self.call.header_ready {
+                            return Step::Adv(i + c.len_utf8());
+                        }
+                    }
                     if self.call.data.tool.is_some() && !self.call.header_ready {
                         // The name is known: stop here so the header goes out before more arguments.
                         self.call.header_ready = true;
@@ -605,6 +633,13 @@ impl AutoParser {
                     }
                     if !self.call.data.args_seen {
                         self.call.data.args.push_str("{}");
+                    }
+                    if !self.call.args_validated {
+                        self.call.args_validated = true;
+                        if let Some(detail) = invalid_json_args(&self.call.data.args) {
+                            self.call.fail_detail = Some(detail);
+                            return Step::Fail("tool-call arguments are not valid JSON", i + c.len_utf8());
+                        }
                     }
                     self.call.data.args_complete = true;
                     self.call.header_ready = true;
