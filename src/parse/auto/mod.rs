@@ -15,6 +15,7 @@
 
 mod dropped;
 mod json_departures;
+mod json_hold;
 mod lenient_markers;
 mod tool;
 mod untyped_value;
@@ -254,8 +255,8 @@ impl AutoParser {
             return;
         }
         // JSON arguments cannot be taken back once streamed, so a JSON call goes out once they are
-        // whole and valid; until then it can still be rolled back into content (issue #11 item 11).
-        let holds_json = self.tools().is_some_and(|t| matches!(t.format, ToolFormat::JsonNative | ToolFormat::TagWithJson));
+        // whole and valid; until then it can still be rolled back into content (`json_hold.rs`).
+        let holds_json = self.holds_json_call();
         let call = &mut self.call;
         if !call.committed {
             if !(call.header_ready && call.data.tool.is_some()) {
@@ -284,10 +285,10 @@ impl AutoParser {
         if self.hold_string_arguments() {
             return;
         }
-        let call = &mut self.call;
-        if !call.data.args.is_empty() {
-            let args = std::mem::take(&mut call.data.args);
-            self.emit.tool_args(call.index, args, out);
+        if !self.call.data.args.is_empty() {
+            let args = std::mem::take(&mut self.call.data.args);
+            self.keep_streamed_args(&args);
+            self.emit.tool_args(self.call.index, args, out);
         }
     }
 
@@ -326,10 +327,8 @@ impl AutoParser {
 
     /// A tool call broke: roll it back into content if nothing of it was emitted yet.
     fn fail_call(&mut self, abs: usize, msg: &str, out: &mut Vec<Delta>) {
-        match self.call.fail_detail.take() {
-            Some(detail) => self.diag(abs, detail),
-            None => self.diag(abs, msg),
-        }
+        let message = self.broken_call_message(msg);
+        self.diag(abs, message);
         self.release_string_arguments();
         if self.call.committed {
             // Argument text read before the break goes out as a stream would have sent it: how much
@@ -848,7 +847,18 @@ impl AutoParser {
                     }
                 }
                 let complete = self.call.data.args_complete;
-                if !self.call.committed && self.call.header_ready && self.call.data.tool.is_some() {
+                let named = !self.call.committed && self.call.header_ready && self.call.data.tool.is_some();
+                if named && self.held_call_broken_at_end() {
+                    // Its JSON was broken before the output ended: text, not a cut-off call.
+                    let message = self.broken_call_message("");
+                    self.diag(self.call.start, message);
+                    let raw = std::mem::take(&mut self.call.raw);
+                    self.emit_content(&raw, out);
+                    self.emit_content(&rest, out);
+                    self.state = State::Content;
+                    return Ok(());
+                }
+                if named {
                     // Cut off inside a JSON call whose name is known: it is reported as far as it
                     // goes (a truncated call, `finishReason: length`), not rolled back into content.
                     self.flush_partial = true;

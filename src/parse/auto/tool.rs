@@ -148,22 +148,22 @@ pub struct Call {
     pub args_string: bool,
     /// The one-object-for-an-array departure was reported (rule R16).
     pub object_not_array_said: bool,
-    /// Why the call failed, in more words than the step's static message (the JSON error).
+    /// Why the call failed, in more words than the step's static message (serde's JSON error).
     pub fail_detail: Option<String>,
-    /// The JSON arguments were validated (once, when they ended, before the call goes out).
+    /// The JSON arguments were checked (once, when they ended, before a held call goes out).
     pub args_validated: bool,
-}
-
-/// `None` when `args` is one valid JSON value, else a diagnostic naming what was not understood. The
-/// scanners only find where a value ends (brackets and strings): `{"city": }` or `{"a": 1 2}` end
-/// fine but are not JSON, and a call must never go out with such arguments.
-pub fn invalid_json_args(args: &str) -> Option<String> {
-    let e = serde_json::from_str::<serde::de::IgnoredAny>(args).err()?;
-    Some(format!("tool-call arguments are not valid JSON ({e}); the call is kept as content"))
+    /// JSON argument text already streamed before the check (`stream_arguments`), for the check.
+    pub args_sent: String,
+    /// The call is read as a JSON call object (whatever the format: also rules R16, R18), so its
+    /// arguments are JSON.
+    pub json_object: bool,
 }
 
 impl AutoParser {
     pub(super) fn step_tool(&mut self, step: ToolStep, text: &str, abs: usize, eof: bool) -> Step {
+        if step == ToolStep::JsonObj {
+            self.call.json_object = true;
+        }
         // Departures from the JSON call layout (rules R16, R18, `json_departures.rs`).
         let departure = match step {
             ToolStep::JsonOpen => self.json_open_departure(text, abs),
@@ -588,9 +588,8 @@ impl AutoParser {
 
     /// The JSON arguments value ended after `n` bytes of this step's text: whole if valid.
     fn json_args_done(&mut self, python: bool, n: usize) -> Step {
-        if let Some(detail) = invalid_json_args(&self.call.data.args) {
-            self.call.fail_detail = Some(detail);
-            return Step::Fail("tool-call arguments are not valid JSON", n);
+        if let Some(fail) = self.check_json_args(n) {
+            return fail;
         }
         self.python_syntax_departure(python);
         self.call.data.args_complete = true;
@@ -599,16 +598,15 @@ impl AutoParser {
     }
 
     fn json_object(&mut self, json: &mut JsonCall, text: &str, eof: bool) -> Step {
-        let Some(t) = self.cfg.tools.as_ref() else { return Step::Fail("no tools", 0) };
+        let cfg = Rc::clone(&self.cfg);
+        let Some(t) = cfg.tools.as_ref() else { return Step::Fail("no tools", 0) };
         for (i, c) in text.char_indices() {
             match json.feed(c, t, &mut self.call.data) {
                 CallFeed::More => {
                     // The arguments value just ended: checked before the call can go out.
                     if self.call.data.args_complete && !self.call.args_validated {
-                        self.call.args_validated = true;
-                        if let Some(detail) = invalid_json_args(&self.call.data.args) {
-                            self.call.fail_detail = Some(detail);
-                            return Step::Fail("tool-call arguments are not valid JSON", i + c.len_utf8());
+                        if let Some(fail) = self.check_json_args(i + c.len_utf8()) {
+                            return fail;
                         }
                         // Stop here so the call goes out at this point whatever the chunking.
                         if self.call.header_ready {
@@ -634,12 +632,8 @@ impl AutoParser {
                     if !self.call.data.args_seen {
                         self.call.data.args.push_str("{}");
                     }
-                    if !self.call.args_validated {
-                        self.call.args_validated = true;
-                        if let Some(detail) = invalid_json_args(&self.call.data.args) {
-                            self.call.fail_detail = Some(detail);
-                            return Step::Fail("tool-call arguments are not valid JSON", i + c.len_utf8());
-                        }
+                    if let Some(fail) = self.check_json_args(i + c.len_utf8()) {
+                        return fail;
                     }
                     self.call.data.args_complete = true;
                     self.call.header_ready = true;
