@@ -157,4 +157,15 @@ mod tests {
         assert_eq!(scan(r#"{"a": 1[TOOL_"#, false), Extent::Held(7));
         assert_eq!(scan(r#"{"a": [1"#, true), Extent::More);
     }
+
+    #[test]
+    fn json_error_tells_cut_off_from_broken_at_any_depth() {
+        assert_eq!(json_error(r#"{"a": [1, {"b": null}]}"#), None);
+        assert!(json_error(r#"{"a": "Par"#).is_some_and(|(_, cut_off)| cut_off));
+        assert!(json_error(r#"{"a": }"#).is_some_and(|(e, cut_off)| !cut_off && e.contains("expected value")));
+        // Skipping a value (serde's IgnoredAny) does not recurse: any nesting is checked without
+        // growing the stack (the scanners bound nesting before, see SECURITY.md).
+        let nested = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert_eq!(json_error(&nested(100_000)), None);
+    }
 }
