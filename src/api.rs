@@ -311,6 +311,12 @@ pub struct RequestOptions {
     pub json_schema: Option<Value>,
     /// Whether the text may be truncated (a partial tool call is kept, not an error).
     pub is_partial: bool,
+    /// Stream the arguments of JSON-format tool calls piece by piece as the model writes them. By
+    /// default (false) such a call goes out once its arguments are whole and valid JSON, in one
+    /// delta, and a call whose JSON is broken stays content (with a diagnostic). With it, a call that
+    /// breaks after its arguments began to stream ends there with a diagnostic: only then may its
+    /// `arguments` be invalid JSON. Tagged-parameter formats stream value by value either way.
+    pub stream_arguments: bool,
     /// Extra template context keys.
     pub extra_context: serde_json::Map<String, Value>,
     /// The key messages and deltas give reasoning (`reasoning_content` | `reasoning` | `thinking`).
@@ -332,6 +338,7 @@ impl Default for RequestOptions {
             tool_choice: ToolChoice::Auto,
             json_schema: None,
             is_partial: false,
+            stream_arguments: false,
             extra_context: serde_json::Map::new(),
             reasoning_field: ReasoningField::ReasoningContent,
         }

@@ -143,10 +143,11 @@ fn call_keys_compare_with_escapes_decoded() {
     let s = subjects.iter().find(|s| s.label.starts_with("case 96 (NousResearch-Hermes-2-Pro") && s.label.ends_with(" auto")).expect("subject");
     let run = |text: &str| run_chunks((s.make)(), &[text], false).message;
     let mangled = "<tool_call>\n{\"name\": \"special_function\", \"a\\rguments\": {\"arg1\": 1}}</tool_call>";
-    // The call was committed at its name; the object then breaks (unrecognised member, no
-    // arguments: reported), it does not take the mangled member's value as its arguments.
+    // The object breaks (unrecognised member, no arguments: reported); it does not take the mangled
+    // member's value as its arguments. A JSON call goes out only once whole (issue #11 item 11), so
+    // all of it stays in content.
     let m = run(mangled);
-    assert!(m.tool_calls.len() == 1 && m.tool_calls[0].function.arguments.is_empty(), "{m:?}");
+    assert!(m.tool_calls.is_empty() && m.content == mangled, "{m:?}");
     let escaped = "<tool_call>\n{\"name\": \"special_\\u0066unction\", \"\\u0061rguments\": {\"arg1\": 1}}</tool_call>";
     let m = run(escaped);
     assert_eq!(m.tool_calls.len(), 1, "{m:?}");

@@ -31,7 +31,7 @@ fn help_per_subcommand() {
         }
     }
     let (_, out, _) = cli(&["parse", "--help"]);
-    assert!(out.contains("--stream N"), "{out}");
+    assert!(out.contains("--stream N") && out.contains("--stream-arguments"), "{out}");
 }
 
 #[test]

@@ -77,16 +77,20 @@ fn harmony_stop_and_text_after_it() {
 }
 
 #[test]
-fn harmony_streams_tool_arguments() {
-    let mut p = harmony();
-    let mut out = Vec::new();
-    for c in ["<|start|>assistant to=functions.get", "_w<|channel|>commentary<|mess", "age|>{\"lo", "c\": \"Paris\"}"] {
-        p.push(c, &mut out);
+fn harmony_tool_arguments_whole_by_default_streamed_on_request() {
+    // By default the call goes out once its body is whole and valid JSON, arguments in one delta;
+    // with `streamArguments` it goes out at its header and the body streams.
+    for (stream, arg_deltas) in [(false, 1), (true, 2)] {
+        let mut p = HarmonyParser::new(ReasoningFormat::Auto, false).stream_arguments(stream);
+        let mut out = Vec::new();
+        for c in ["<|start|>assistant to=functions.get", "_w<|channel|>commentary<|mess", "age|>{\"lo", "c\": \"Paris\"}"] {
+            p.push(c, &mut out);
+        }
+        p.finish(false, &mut out).unwrap();
+        assert_eq!(out.first(), Some(&Delta::ToolCall { index: 0, id: None, name: Some("get_w".into()), arguments: None }));
+        let n = out.iter().filter(|d| matches!(d, Delta::ToolCall { arguments: Some(_), .. })).count();
+        assert_eq!(n, arg_deltas, "stream {stream}: {out:?}");
     }
-    p.finish(false, &mut out).unwrap();
-    assert_eq!(out.first(), Some(&Delta::ToolCall { index: 0, id: None, name: Some("get_w".into()), arguments: None }));
-    let arg_deltas = out.iter().filter(|d| matches!(d, Delta::ToolCall { arguments: Some(_), .. })).count();
-    assert_eq!(arg_deltas, 2, "{out:?}");
 }
 
 #[test]
@@ -198,4 +202,88 @@ fn harmony_partial_plain_text_after_the_prompt_is_content() {
     assert_eq!((m.reasoning_content.as_str(), m.content.as_str()), ("thinking", ""));
     let m = parse_output(a, &gp, " to=functions.get", &partial).unwrap();
     assert_eq!(m.content, "");
+}
+
+/// Issue #11 item 11 in the dedicated formats: a call whose JSON arguments are broken is content, all
+/// of it, with a diagnostic, and takes no call index; with `streamArguments` it has gone out already
+/// and ends with a diagnostic (its arguments invalid), the rest of its text content.
+fn streamed(handler: Handler, gp: &'static str) -> impl Fn() -> Box<dyn OutputParser> {
+    move || make_parser(handler, &RequestOptions { stream_arguments: true, ..RequestOptions::default() }, gp)
+}
+
+/// (message, diagnostics) of `text` parsed every way by `make`.
+fn broken_run(make: &dyn Fn() -> Box<dyn OutputParser>, text: &str) -> (chat_autoparser::api::Message, Vec<String>) {
+    let run = parse_every_way(make, text, false);
+    assert_eq!(run.error, None, "{text:?}");
+    (run.message, diagnostics(make(), text, false))
+}
+
+#[test]
+fn ministral_broken_json_call_is_content() {
+    for (args, why) in [("{\"a\": }", "expected value"), ("{\"a\": [1}", "cannot continue"), ("hello", "do not start with"), ("{\"a\": 1 2}", "expected `,`"), ("{\"a\": 1", "cannot continue")] {
+        let text = format!("Hi[TOOL_CALLS]f[ARGS]{args}[TOOL_CALLS]g[ARGS]{{}}");
+        let (m, d) = broken_run(&ministral, &text);
+        // The next call is index 0 (its message position), the broken one content up to where it broke.
+        assert_eq!(m.tool_calls, vec![ToolCall::new("", "g", "{}")], "{args}");
+        assert!(m.content.starts_with(&format!("Hi[TOOL_CALLS]f[ARGS]{args}")), "{args}: {:?}", m.content);
+        assert!(d.iter().any(|d| d.contains("not valid JSON") && d.contains(why) && d.contains("kept as content")), "{args}: {d:?}");
+        // Streamed: the call went out with what it had, and ends; nothing is lost.
+        let (s, d) = broken_run(&streamed(Handler::Ministral3, ""), &text);
+        assert_eq!(s.tool_calls.len(), 2, "{args}: {s:?}");
+        assert_eq!(s.tool_calls[1], ToolCall::new("", "g", "{}"));
+        assert!(d.iter().any(|d| d.contains("streamArguments")), "{args}: {d:?}");
+    }
+    // Broken at the very end (not the start of any JSON value): content, no error; cut off: an error.
+    let (m, _) = broken_run(&ministral, "[TOOL_CALLS]f[ARGS]{\"a\": 1 2");
+    assert_eq!((m.content.as_str(), m.tool_calls.len()), ("[TOOL_CALLS]f[ARGS]{\"a\": 1 2", 0));
+    let cut = parse_every_way(&ministral, "[TOOL_CALLS]f[ARGS]{\"a\": 1", false);
+    assert_eq!((cut.error.is_some(), cut.message.tool_calls[0].function.arguments.as_str()), (true, "{\"a\": 1"));
+}
+
+#[test]
+fn ministral_arguments_whole_by_default_streamed_on_request() {
+    let chunks = ["[TOOL_CALLS]f[ARGS]{\"a\"", ": \"x", "y\"}"];
+    for (stream, arg_deltas) in [(false, 1), (true, 3)] {
+        let make = move || make_parser(Handler::Ministral3, &RequestOptions { stream_arguments: stream, ..RequestOptions::default() }, "");
+        let run = run_chunks(make(), &chunks, false);
+        assert_eq!(run.message.tool_calls, vec![ToolCall::new("", "f", "{\"a\": \"xy\"}")]);
+        let n = run.deltas.iter().filter(|d| matches!(d, Delta::ToolCall { arguments: Some(_), .. })).count();
+        assert_eq!(n, arg_deltas, "stream {stream}: {:?}", run.deltas);
+    }
+}
+
+#[test]
+fn functionary_broken_json_call_is_content() {
+    let text = format!("{FUNC_GP}get\n{{\"a\": }}\n>>>all\nok\n>>>put\n{{\"b\": 2}}");
+    let (m, d) = broken_run(&functionary, &text);
+    assert_eq!(m.tool_calls, vec![ToolCall::new("", "put", "{\"b\": 2}")]);
+    assert_eq!(m.content, "get\n{\"a\": }\nok\n");
+    assert!(d.iter().any(|d| d.contains("not valid JSON") && d.contains("kept as content")), "{d:?}");
+    // An explicit recipient keeps its `>>>` with the call's text; raw code is still a call.
+    let text = format!("{FUNC_GP}all\nHi\n>>>get\n{{\"a\": [1}}]\n>>>python\nprint(1)");
+    let (m, _) = broken_run(&functionary, &text);
+    assert_eq!(m.content, "Hi\n>>>get\n{\"a\": [1}]\n");
+    assert_eq!(m.tool_calls, vec![ToolCall::new("", "python", "{\"code\": \"print(1)\"}")]);
+    let (s, d) = broken_run(&streamed(Handler::FunctionaryV32, FUNC_GP), &text);
+    assert_eq!(s.tool_calls[0].function.name, "get");
+    assert_eq!(s.content, "Hi\n}]\n");
+    assert!(d.iter().any(|d| d.contains("streamArguments")), "{d:?}");
+}
+
+#[test]
+fn harmony_broken_json_call_is_content() {
+    let text = "<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": }<|call|>";
+    let (m, d) = broken_run(&harmony, text);
+    assert!(m.tool_calls.is_empty());
+    assert_eq!(m.content, "<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": }");
+    assert!(d.iter().any(|d| d.contains("not valid JSON") && d.contains("kept as content")), "{d:?}");
+    // A valid call after a broken one is call 0; without `<|call|>` (servers strip it) a whole body is a call.
+    let two = "<|start|>assistant to=functions.f<|channel|>commentary<|message|>{\"a\" 1}<|end|><|start|>assistant to=functions.g<|channel|>commentary<|message|>{\"b\": 2}";
+    let (m, _) = broken_run(&harmony, two);
+    assert_eq!(m.tool_calls, vec![ToolCall::new("", "g", "{\"b\": 2}")]);
+    assert_eq!(m.content, " to=functions.f<|channel|>commentary<|message|>{\"a\" 1}");
+    let stream = || -> Box<dyn OutputParser> { Box::new(HarmonyParser::new(ReasoningFormat::Auto, false).stream_arguments(true)) };
+    let (s, d) = broken_run(&stream, two);
+    assert_eq!(s.tool_calls, vec![ToolCall::new("", "f", "{\"a\" 1}"), ToolCall::new("", "g", "{\"b\": 2}")]);
+    assert!(d.iter().any(|d| d.contains("streamArguments")), "{d:?}");
 }

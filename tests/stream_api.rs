@@ -22,20 +22,49 @@ fn feed(p: &mut StreamParser, text: &str) -> Vec<Delta> {
 #[test]
 fn first_tool_delta_carries_id_and_complete_name() {
     let a = &analyses()["Mistral-Small-3.2-24B-Instruct-2506.jinja"];
-    let options = RequestOptions { tools: tools(), ..RequestOptions::default() };
-    let mut p = StreamParser::new(a, "", &options).unwrap();
-    let mut d = feed(&mut p, r#"Sure.[TOOL_CALLS]get_weather[CALL_ID]abc123[ARGS]{"location": "Paris"}"#);
-    d.extend(p.finish().unwrap());
-    let first_call = d.iter().find(|d| matches!(d, Delta::ToolCall { .. })).unwrap();
-    assert_eq!(
-        first_call,
-        &Delta::ToolCall { index: 0, id: Some("abc123".into()), name: Some("get_weather".into()), arguments: None }
-    );
-    // Argument text streamed in pieces, concatenating to the JSON the model wrote.
-    let args: String = d.iter().filter_map(|d| match d { Delta::ToolCall { arguments: Some(a), .. } => Some(a.as_str()), _ => None }).collect();
-    assert_eq!(args, r#"{"location": "Paris"}"#);
+    // JSON arguments go out once whole and valid (issue #11 item 11: a broken call is never emitted),
+    // in one delta, the JSON the model wrote; with `streamArguments` they stream in pieces as written.
+    // (Tagged arguments stream value by value either way.)
+    for stream_arguments in [false, true] {
+        let options = RequestOptions { tools: tools(), stream_arguments, ..RequestOptions::default() };
+        let mut p = StreamParser::new(a, "", &options).unwrap();
+        let mut d = feed(&mut p, r#"Sure.[TOOL_CALLS]get_weather[CALL_ID]abc123[ARGS]{"location": "Paris"}"#);
+        d.extend(p.finish().unwrap());
+        let first_call = d.iter().find(|d| matches!(d, Delta::ToolCall { .. })).unwrap();
+        assert_eq!(
+            first_call,
+            &Delta::ToolCall { index: 0, id: Some("abc123".into()), name: Some("get_weather".into()), arguments: None }
+        );
+        let args: String = d.iter().filter_map(|d| match d { Delta::ToolCall { arguments: Some(a), .. } => Some(a.as_str()), _ => None }).collect();
+        assert_eq!(args, r#"{"location": "Paris"}"#);
+        let pieces = d.iter().filter(|d| matches!(d, Delta::ToolCall { arguments: Some(_), .. })).count();
+        assert!(if stream_arguments { pieces > 5 } else { pieces == 1 }, "stream {stream_arguments}: {pieces}");
+        assert_eq!(p.message().content, "Sure.");
+    }
+}
+
+#[test]
+fn streamed_json_call_that_breaks_ends_with_a_diagnostic() {
+    // Issue #11's reproduction: `{"city": }` is not JSON. By default the call stays content, markers
+    // included; with `streamArguments` it went out at its name and ends where it broke.
+    let a = &analyses()["NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja"];
+    let text = r#"Hi <tool_call>{"name": "get_weather", "arguments": {"location": }}</tool_call>"#;
+    let held = RequestOptions { tools: tools(), ..RequestOptions::default() };
+    let mut p = StreamParser::new(a, "", &held).unwrap();
+    feed(&mut p, text);
+    p.finish().unwrap();
+    assert!(p.message().tool_calls.is_empty());
+    assert_eq!(p.message().content, text);
+    assert!(p.diagnostics().iter().any(|d| d.message.contains("not valid JSON (expected value") && d.message.contains("kept as content")));
+    let streamed = RequestOptions { stream_arguments: true, ..held };
+    let mut p = StreamParser::new(a, "", &streamed).unwrap();
+    let d = feed(&mut p, text);
+    p.finish().unwrap();
+    let m = p.message();
+    assert_eq!((m.tool_calls.len(), m.tool_calls[0].function.arguments.as_str()), (1, r#"{"location": }"#));
+    assert_eq!(m.content, "Hi }</tool_call>");
     assert!(d.iter().filter(|d| matches!(d, Delta::ToolCall { arguments: Some(_), .. })).count() > 5);
-    assert_eq!(p.message().content, "Sure.");
+    assert!(p.diagnostics().iter().any(|d| d.message.contains("streamArguments")), "{:?}", p.diagnostics());
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! chat-autoparser analyze FILE.jinja [--json]        modes, markers and diff splits
 //! chat-autoparser grammar FILE.jinja --tools T.json [--options O.json] [--json]
 //!                                                    GBNF, lazy triggers, preserved tokens
-//! chat-autoparser parse FILE.jinja OUTPUT.txt [--tools T.json] [--options O.json] [--stream N]
+//! chat-autoparser parse FILE.jinja OUTPUT.txt [--tools T.json] [--options O.json] [--stream N] [--stream-arguments]
 //!                                                    parse model output (or stream it in N-byte chunks)
 //! chat-autoparser render FILE.jinja [CONTEXT.json]   render once (default: one user message)
 //! chat-autoparser response-template FILE.jinja [--json]
@@ -39,7 +39,7 @@ macro_rules! print {
 const USAGE: &str = "usage:
   chat-autoparser analyze FILE.jinja [--json]
   chat-autoparser grammar FILE.jinja --tools TOOLS.json [--options OPTIONS.json] [--json]
-  chat-autoparser parse FILE.jinja OUTPUT.txt [--tools TOOLS.json] [--options OPTIONS.json] [--stream N]
+  chat-autoparser parse FILE.jinja OUTPUT.txt [--tools TOOLS.json] [--options OPTIONS.json] [--stream N] [--stream-arguments]
   chat-autoparser render FILE.jinja [CONTEXT.json]
   chat-autoparser response-template FILE.jinja [--json]
   chat-autoparser version
@@ -56,11 +56,13 @@ fn command_help(cmd: &str) -> Option<&'static str> {
   --tools T.json     an array of tools, or {\"tools\": [...]}
   --options O.json   request options (camelCase, as the JS API)
   --json             the result as JSON",
-        "parse" => "usage: chat-autoparser parse FILE.jinja OUTPUT.txt [--tools TOOLS.json] [--options OPTIONS.json] [--stream N]
+        "parse" => "usage: chat-autoparser parse FILE.jinja OUTPUT.txt [--tools TOOLS.json] [--options OPTIONS.json] [--stream N] [--stream-arguments]
   Parse model output into an OpenAI-style message (diagnostics go to stderr).
   --tools T.json     an array of tools, or {\"tools\": [...]}
   --options O.json   request options (camelCase, as the JS API)
-  --stream N         push the output in N-byte chunks and print each delta as a JSON line",
+  --stream N         push the output in N-byte chunks and print each delta as a JSON line
+  --stream-arguments stream JSON tool-call arguments as written (streamArguments: true); by default a
+                     JSON call goes out whole once its arguments are valid JSON",
         "render" => "usage: chat-autoparser render FILE.jinja [CONTEXT.json]
   Render the template once (default context: one user message and the generation prompt).",
         "response-template" => "usage: chat-autoparser response-template FILE.jinja [--json]
@@ -179,7 +181,8 @@ fn run(args: &[String]) -> Result<(), String> {
         Some("parse") if positional.len() >= 3 => {
             let t = template(positional[1])?;
             let output = read(positional[2])?;
-            let opts = request_options(args)?;
+            let mut opts = request_options(args)?;
+            opts.stream_arguments |= flag(args, "--stream-arguments");
             let mut parser = t.stream_parser(&opts).map_err(|e| e.to_string())?;
             let chunk = match value(args, "--stream") {
                 Some(n) => n.parse::<usize>().map_err(|_| format!("--stream takes a chunk size in bytes, not {n:?}"))?.max(1),

@@ -6,7 +6,7 @@
 //! generation prompt before its first `>>>` (the role header) is prompt, not output, and is skipped.
 //! A recipient that is not an identifier followed by a newline (`>>> print(1)` in prose) is content.
 
-use super::call_args::CallArgs;
+use super::call_args::{CallArgs, CallHead, CallSink, Over};
 use super::{prefilled, Format};
 use crate::analysis::Analysis;
 use crate::api::{Delta, ReasoningFormat, RequestOptions};
@@ -30,8 +30,9 @@ const MAX_NAME: usize = 128;
 enum State {
     /// Skipping the generation prompt's role header; `matched` bytes of it seen so far.
     Preamble { matched: usize },
-    /// Reading a recipient name up to `\n`; `explicit` when `>>>` was seen (not only implied).
-    Recipient { name: String, explicit: bool },
+    /// Reading a recipient name up to `\n`; `explicit` when `>>>` was seen (not only implied),
+    /// `written` when that `>>>` is model output (not the generation prompt's).
+    Recipient { name: String, explicit: bool, written: bool },
     Content,
     AfterCall { ws: String },
     Args(CallArgs),
@@ -48,6 +49,10 @@ pub struct FunctionaryParser {
     calls: usize,
     diags: Diagnostics,
     stopped: bool,
+    /// Where the generation prompt ends in the input (0 when the input turned out not to start with it).
+    prompt_end: usize,
+    /// Arguments stream as written instead of going out whole once valid (`streamArguments`).
+    stream_arguments: bool,
 }
 
 impl FunctionaryParser {
@@ -67,20 +72,29 @@ impl FunctionaryParser {
             calls: 0,
             diags: Diagnostics::default(),
             stopped: false,
+            prompt_end: generation_prompt.len(),
+            stream_arguments: false,
         }
     }
 
-    /// A complete recipient line: content or a tool call.
-    fn open(&mut self, name: String, body_at: usize, out: &mut Vec<Delta>) {
+    /// Stream call arguments as written (the request's `streamArguments`).
+    pub fn stream_arguments(mut self, on: bool) -> Self {
+        self.stream_arguments = on;
+        self
+    }
+
+    /// A complete recipient line: content or a tool call. `written`: its `>>>` is model output (not
+    /// the generation prompt's), so it is part of the call's text.
+    fn open(&mut self, name: String, written: bool, body_at: usize, out: &mut Vec<Delta>) {
         if name == ALL {
             self.state = State::Content;
             return;
         }
-        let index = self.calls;
-        self.calls += 1;
         let wrap = (name == PYTHON).then_some("code");
-        out.push(Delta::ToolCall { index, id: None, name: Some(name), arguments: None });
-        self.state = State::Args(CallArgs::new(index, body_at, wrap));
+        let source = format!("{}{name}\n", if written { RECIPIENT } else { "" });
+        let head = CallHead { name, id: None, source };
+        let mut sink = CallSink { calls: &mut self.calls, diags: &mut self.diags, emit: &mut self.emit, out };
+        self.state = State::Args(CallArgs::new(head, body_at, wrap, &MARKERS, self.stream_arguments, &mut sink));
     }
 
     /// Release a recipient that turned out not to be one as content.
@@ -99,7 +113,7 @@ impl FunctionaryParser {
 }
 
 fn implicit_recipient() -> State {
-    State::Recipient { name: String::new(), explicit: false }
+    State::Recipient { name: String::new(), explicit: false, written: false }
 }
 
 fn is_name_char(c: char) -> bool {
@@ -116,7 +130,10 @@ impl Machine for FunctionaryParser {
                 let (explicit, at) = (*explicit, self.input.offset());
                 self.flush_recipient(at, explicit, out);
             }
-            State::Args(a) => result = a.finish(is_partial, &mut self.diags, out),
+            State::Args(a) => {
+                let mut sink = CallSink { calls: &mut self.calls, diags: &mut self.diags, emit: &mut self.emit, out };
+                result = a.finish(is_partial, &mut sink);
+            }
             _ => {}
         }
         result
@@ -127,12 +144,12 @@ impl Machine for FunctionaryParser {
             State::Preamble { .. } => &[],
             State::Stopped => &[],
             State::Args(a) if !a.is_raw() => {
-                let (n, done) = a.feed(rest, out);
-                if done {
-                    a.close(&mut self.diags, out);
-                    self.state = State::AfterCall { ws: String::new() };
+                let mut sink = CallSink { calls: &mut self.calls, diags: &mut self.diags, emit: &mut self.emit, out };
+                let (consumed, over) = a.feed(rest, at_end, &mut sink).outcome();
+                if let Some(over) = over {
+                    self.state = if over == Over::Ended { State::AfterCall { ws: String::new() } } else { State::Content };
                 }
-                return Some(n);
+                return consumed;
             }
             _ => &MARKERS,
         };
@@ -148,22 +165,25 @@ impl Machine for FunctionaryParser {
 impl MarkerMachine for FunctionaryParser {
     fn on_marker(&mut self, m: &str, at: usize, out: &mut Vec<Delta>) {
         match std::mem::replace(&mut self.state, State::Content) {
-            State::Recipient { name, explicit } => {
+            State::Recipient { name, explicit, written } => {
                 if m == RECIPIENT && name.is_empty() && !explicit {
-                    self.state = State::Recipient { name, explicit: true };
+                    self.state = State::Recipient { name, explicit: true, written: at >= self.prompt_end };
                     return;
                 }
-                self.state = State::Recipient { name, explicit };
+                self.state = State::Recipient { name, explicit, written };
                 self.flush_recipient(at, explicit, out);
             }
-            State::Args(mut a) => a.close(&mut self.diags, out),
+            State::Args(mut a) => {
+                let mut sink = CallSink { calls: &mut self.calls, diags: &mut self.diags, emit: &mut self.emit, out };
+                a.close(&mut sink);
+            }
             _ => {}
         }
         if m == EOT {
             self.stopped = true;
             self.state = State::Stopped;
         } else if !matches!(self.state, State::Recipient { .. }) {
-            self.state = State::Recipient { name: String::new(), explicit: true };
+            self.state = State::Recipient { name: String::new(), explicit: true, written: at >= self.prompt_end };
         }
     }
 
@@ -179,6 +199,7 @@ impl MarkerMachine for FunctionaryParser {
                 } else if same < text.len() {
                     // The text does not start with the prompt after all (the caller may feed only
                     // the model output): what matched is output.
+                    self.prompt_end = 0;
                     let seen = head(&self.skip, *matched).to_string();
                     if !seen.is_empty() {
                         self.diags.add(at + same, "output starts like the generation prompt but departs from it");
@@ -188,7 +209,7 @@ impl MarkerMachine for FunctionaryParser {
                 }
                 return same;
             }
-            State::Recipient { name, explicit } => {
+            State::Recipient { name, explicit, written } => {
                 let room = MAX_NAME.saturating_sub(name.len());
                 let end = text.char_indices().find(|&(i, c)| !is_name_char(c) || i + c.len_utf8() > room);
                 let Some((j, c)) = end else {
@@ -197,8 +218,8 @@ impl MarkerMachine for FunctionaryParser {
                 };
                 name.push_str(head(text, j));
                 if c == '\n' && !name.is_empty() {
-                    let name = std::mem::take(name);
-                    self.open(name, at + j + 1, out);
+                    let (name, written) = (std::mem::take(name), *written);
+                    self.open(name, written, at + j + 1, out);
                     return j + 1;
                 }
                 let explicit = *explicit;
@@ -215,7 +236,9 @@ impl MarkerMachine for FunctionaryParser {
                 }
             }
             State::Args(a) => {
-                a.feed(text, out);
+                // Raw arguments (the only ones stepped by markers) take all text.
+                let mut sink = CallSink { calls: &mut self.calls, diags: &mut self.diags, emit: &mut self.emit, out };
+                a.feed(text, false, &mut sink);
             }
             State::Stopped => {
                 // Dropped, but never silently: one diagnostic for all text after the stop.
@@ -250,7 +273,7 @@ pub struct Functionary;
 
 impl Format for Functionary {
     fn parser(&self, _a: &Analysis, options: &RequestOptions, generation_prompt: &str) -> (Box<dyn OutputParser>, Vec<Delta>) {
-        let p = FunctionaryParser::new(options.reasoning_format, options.json_schema.is_some(), generation_prompt);
+        let p = FunctionaryParser::new(options.reasoning_format, options.json_schema.is_some(), generation_prompt).stream_arguments(options.stream_arguments);
         prefilled(p, generation_prompt)
     }
 

@@ -11,13 +11,14 @@
 //! prefix held back. A header that breaks (newline, too long, or a message marker missing) is released
 //! as content with a diagnostic, so no text is lost.
 
+use super::call_args::CallSink;
 use super::{prefilled, Format};
 use crate::analysis::Analysis;
 use crate::api::{Delta, ReasoningFormat, RequestOptions};
 use crate::gbnf::{Expr, Shape, Tool, ToolGrammar, Trigger};
 use crate::parse::drive::{head, machine_parts, next_marker, tail, Input, Machine, MarkerMachine};
 use crate::parse::emit::{release_after_ws, Diagnostics, Emitter};
-use crate::parse::json_extent::is_valid_json;
+use crate::parse::json_extent::{broken_arguments_message, json_error};
 use crate::parse::OutputParser;
 use crate::{Error, ErrorKind, Result};
 
@@ -44,9 +45,30 @@ const ROLE: &str = "assistant";
 enum Dest {
     Content,
     Reasoning,
-    Tool { index: usize, args: String, at: usize },
+    Tool(ToolMessage),
     /// A message to a non-function recipient (built-in tool): not part of the reply.
     Ignored,
+}
+
+/// A message to `functions.NAME`: a tool call. By default it goes out only once its body has ended
+/// and is valid JSON, header and arguments together; a broken one stays content, header text
+/// included, with a diagnostic (issue #11 item 11). With `streamArguments` it goes out at its header
+/// and the body streams as arguments.
+#[derive(Debug)]
+struct ToolMessage {
+    name: String,
+    /// Header words not understood: content, once the call goes out (or with the call's text).
+    unknown: String,
+    /// The header as written (without `<|start|>` and the role) and `<|message|>`: content if the
+    /// call breaks.
+    source: String,
+    args: String,
+    /// Bytes of `args` already sent.
+    sent: usize,
+    /// Where the body starts (diagnostics).
+    at: usize,
+    /// The call's index once it went out.
+    index: Option<usize>,
 }
 
 #[derive(Debug)]
@@ -83,6 +105,8 @@ pub struct HarmonyParser {
     calls: usize,
     diags: Diagnostics,
     stopped: bool,
+    /// Tool-call bodies stream as written instead of going out whole once valid (`streamArguments`).
+    stream_arguments: bool,
 }
 
 impl HarmonyParser {
@@ -95,7 +119,14 @@ impl HarmonyParser {
             calls: 0,
             diags: Diagnostics::default(),
             stopped: false,
+            stream_arguments: false,
         }
+    }
+
+    /// Stream tool-call bodies as written (the request's `streamArguments`).
+    pub fn stream_arguments(mut self, on: bool) -> Self {
+        self.stream_arguments = on;
+        self
     }
 
     /// A marker seen outside a message.
@@ -135,22 +166,28 @@ impl HarmonyParser {
 
     fn open_message(&mut self, raw: &str, started: bool, h_at: usize, body_at: usize, out: &mut Vec<Delta>) {
         let h = parse_header(raw, started);
-        if !h.unknown.is_empty() {
-            let text = h.unknown.join(" ");
-            self.diags.add(h_at, format!("unrecognised harmony header text `{text}` kept as content"));
-            self.emit.content(&text, out);
+        let unknown = h.unknown.join(" ");
+        if !unknown.is_empty() {
+            self.diags.add(h_at, format!("unrecognised harmony header text `{unknown}` kept as content"));
+        }
+        let call = h.recipient.as_deref().and_then(|r| r.strip_prefix("functions.")).filter(|n| !n.is_empty());
+        if call.is_none() {
+            self.emit.content(&unknown, out);
         }
         if let Some(ty) = h.content_type.as_deref().filter(|t| !t.eq_ignore_ascii_case("json")) {
             // Bodies are read as JSON or text either way; the type word itself is not kept.
             self.diags.add(h_at, format!("harmony content type `{ty}` is not json; ignored"));
         }
         let dest = match (&h.recipient, h.channel.as_deref()) {
-            (Some(r), _) if r.strip_prefix("functions.").map_or(false, |n| !n.is_empty()) => {
-                let name = r.strip_prefix("functions.").unwrap_or(r).to_string();
-                let index = self.calls;
-                self.calls += 1;
-                out.push(Delta::ToolCall { index, id: None, name: Some(name), arguments: None });
-                Dest::Tool { index, args: String::new(), at: body_at }
+            _ if call.is_some() => {
+                let name = call.unwrap_or_default().to_string();
+                let text = if started { raw.strip_prefix(ROLE).unwrap_or(raw) } else { raw };
+                let source = format!("{text}{MESSAGE}");
+                let mut call = ToolMessage { name, unknown, source, args: String::new(), sent: 0, at: body_at, index: None };
+                if self.stream_arguments {
+                    call.send(&mut Self::sink(&mut self.calls, &mut self.diags, &mut self.emit, out));
+                }
+                Dest::Tool(call)
             }
             (Some(r), _) if r != ROLE => {
                 self.diags.add(h_at, format!("message to non-function recipient `{r}` ignored"));
@@ -169,13 +206,55 @@ impl HarmonyParser {
         self.state = State::Body(dest);
     }
 
-    fn close_message(&mut self, dest: Dest, marker: &str, at: usize, out: &mut Vec<Delta>) {
+    fn close_message(&mut self, dest: Dest, marker: &str, out: &mut Vec<Delta>) {
         match dest {
             Dest::Reasoning => self.emit.reasoning_marker(marker, out),
-            Dest::Tool { index, args, .. } if !is_valid_json(&args) => {
-                self.diags.add(at, format!("arguments of tool call {index} are not valid JSON"));
+            Dest::Tool(mut call) => {
+                let mut sink = Self::sink(&mut self.calls, &mut self.diags, &mut self.emit, out);
+                match json_error(&call.args) {
+                    None => call.send(&mut sink),
+                    Some((why, _)) => call.broken(&why, &mut sink),
+                }
             }
             _ => {}
+        }
+    }
+
+    /// A sink for the current call's output.
+    fn sink<'a>(calls: &'a mut usize, diags: &'a mut Diagnostics, emit: &'a mut Emitter, out: &'a mut Vec<Delta>) -> CallSink<'a> {
+        CallSink { calls, diags, emit, out }
+    }
+}
+
+impl ToolMessage {
+    /// The call's header (once, with the header text not understood) and its argument text not sent yet.
+    fn send(&mut self, sink: &mut CallSink) {
+        let index = match self.index {
+            Some(index) => index,
+            None => {
+                sink.emit.content(&std::mem::take(&mut self.unknown), sink.out);
+                let index = *sink.calls;
+                *sink.calls += 1;
+                sink.out.push(Delta::ToolCall { index, id: None, name: Some(std::mem::take(&mut self.name)), arguments: None });
+                self.index = Some(index);
+                index
+            }
+        };
+        let rest = tail(&self.args, self.sent).to_string();
+        self.sent = self.args.len();
+        sink.emit.tool_args(index, rest, sink.out);
+    }
+
+    /// The body is not valid JSON (`why`): the call is content, header text included, unless it was
+    /// streamed already (then it ends with its arguments invalid).
+    fn broken(&mut self, why: &str, sink: &mut CallSink) {
+        let streamed = self.index.is_some();
+        sink.diags.add(self.at, broken_arguments_message(why, streamed));
+        if streamed {
+            self.send(sink);
+        } else {
+            let text = [self.source.as_str(), &self.args].concat();
+            sink.emit.content(&text, sink.out);
         }
     }
 }
@@ -271,10 +350,25 @@ impl Machine for HarmonyParser {
                 let at = *at;
                 self.flush_header(at, "text where a harmony header belongs, kept as content", out);
             }
-            State::Body(Dest::Tool { index, args, at }) if !is_partial && !is_valid_json(args) => {
-                let msg = format!("tool call {index} ends before its JSON arguments are complete");
-                self.diags.add(*at, msg.clone());
-                result = Err(Error::new(ErrorKind::Parse, msg).with_offset(*at));
+            State::Body(Dest::Tool(_)) => {
+                // Without its `<|call|>` (servers strip it): whole and valid, the call is complete; cut
+                // off, it goes out as far as it goes (an error unless the output is partial); broken
+                // (not the start of any JSON value), it is content.
+                let State::Body(Dest::Tool(mut call)) = std::mem::replace(&mut self.state, State::Between { ws: String::new() }) else { return result };
+                let mut sink = Self::sink(&mut self.calls, &mut self.diags, &mut self.emit, out);
+                match json_error(&call.args) {
+                    Some((why, false)) => call.broken(&why, &mut sink),
+                    None => call.send(&mut sink),
+                    Some(_) => {
+                        call.send(&mut sink);
+                        if !is_partial {
+                            let index = call.index.unwrap_or_default();
+                            let msg = format!("tool call {index} ends before its JSON arguments are complete");
+                            sink.diags.add(call.at, msg.clone());
+                            result = Err(Error::new(ErrorKind::Parse, msg).with_offset(call.at));
+                        }
+                    }
+                }
             }
             _ => {}
         }
@@ -323,9 +417,11 @@ impl MarkerMachine for HarmonyParser {
             State::Body(dest) => match dest {
                 Dest::Content => self.emit.content(text, out),
                 Dest::Reasoning => self.emit.reasoning(text, out),
-                Dest::Tool { index, args, .. } => {
-                    args.push_str(text);
-                    out.push(Delta::ToolCall { index: *index, id: None, name: None, arguments: Some(text.to_string()) });
+                Dest::Tool(call) => {
+                    call.args.push_str(text);
+                    if call.index.is_some() {
+                        call.send(&mut Self::sink(&mut self.calls, &mut self.diags, &mut self.emit, out));
+                    }
                 }
                 Dest::Ignored => {}
             },
@@ -352,7 +448,7 @@ impl MarkerMachine for HarmonyParser {
                 }
             }
             State::Body(dest) => {
-                self.close_message(dest, m, at, out);
+                self.close_message(dest, m, out);
                 match m {
                     END => self.state = State::Between { ws: String::new() },
                     RETURN | CALL => self.stop(),

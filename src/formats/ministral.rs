@@ -6,7 +6,7 @@
 //! about stays reasoning. Arguments have no closing marker: they end with their JSON value
 //! ([`CallArgs`]). A name that is not a plausible identifier is released as content with a diagnostic.
 
-use super::call_args::CallArgs;
+use super::call_args::{CallArgs, CallHead, CallSink, Over};
 use super::Format;
 use crate::analysis::Analysis;
 use crate::api::{Delta, ReasoningFormat, RequestOptions};
@@ -55,6 +55,8 @@ pub struct MinistralParser {
     input: Input,
     calls: usize,
     diags: Diagnostics,
+    /// Arguments stream as written instead of going out whole once valid (`streamArguments`).
+    stream_arguments: bool,
 }
 
 impl MinistralParser {
@@ -66,7 +68,14 @@ impl MinistralParser {
             input: Input::default(),
             calls: 0,
             diags: Diagnostics::default(),
+            stream_arguments: false,
         }
+    }
+
+    /// Stream call arguments as written (the request's `streamArguments`).
+    pub fn stream_arguments(mut self, on: bool) -> Self {
+        self.stream_arguments = on;
+        self
     }
 
     /// Thinking is on (the request says so): the output may start with reasoning whose `[THINK]`
@@ -133,7 +142,10 @@ impl Machine for MinistralParser {
                 let at = self.input.offset();
                 self.flush_name(at, out);
             }
-            State::Args(a) => result = a.finish(is_partial, &mut self.diags, out),
+            State::Args(a) => {
+                let mut sink = CallSink { calls: &mut self.calls, diags: &mut self.diags, emit: &mut self.emit, out };
+                result = a.finish(is_partial, &mut sink);
+            }
             _ => {}
         }
         result
@@ -148,12 +160,12 @@ impl Machine for MinistralParser {
             State::Name { id: Some(_), .. } => &ID_MARKERS,
             State::Args(a) if a.is_raw() => &RAW_ARGS_MARKERS,
             State::Args(a) => {
-                let (n, done) = a.feed(rest, out);
-                if done {
-                    a.close(&mut self.diags, out);
-                    self.state = State::AfterCall { ws: String::new() };
+                let mut sink = CallSink { calls: &mut self.calls, diags: &mut self.diags, emit: &mut self.emit, out };
+                let (consumed, over) = a.feed(rest, at_end, &mut sink).outcome();
+                if let Some(over) = over {
+                    self.state = if over == Over::Ended { State::AfterCall { ws: String::new() } } else { State::Content };
                 }
-                return Some(n);
+                return consumed;
             }
         };
         self.scan_step(rest, markers, at, at_end, out)
@@ -195,7 +207,9 @@ impl MarkerMachine for MinistralParser {
                 }
             }
             State::Args(a) => {
-                a.feed(text, out);
+                // Raw arguments (the only ones stepped by markers) take all text.
+                let mut sink = CallSink { calls: &mut self.calls, diags: &mut self.diags, emit: &mut self.emit, out };
+                a.feed(text, false, &mut sink);
             }
         }
         text.len()
@@ -215,11 +229,16 @@ impl MarkerMachine for MinistralParser {
             State::Name { name, id, at: n_at } => match m {
                 CALL_ID if !name.trim().is_empty() => self.state = State::Name { name, id: Some(String::new()), at: n_at },
                 ARGS if !name.trim().is_empty() => {
-                    let index = self.calls;
-                    self.calls += 1;
+                    let mut source = format!("{TOOL_CALLS}{name}");
+                    if let Some(id) = &id {
+                        source.push_str(CALL_ID);
+                        source.push_str(id);
+                    }
+                    source.push_str(ARGS);
                     let id = id.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
-                    out.push(Delta::ToolCall { index, id, name: Some(name.trim().to_string()), arguments: None });
-                    self.state = State::Args(CallArgs::new(index, at + m.len(), None));
+                    let head = CallHead { name: name.trim().to_string(), id, source };
+                    let mut sink = CallSink { calls: &mut self.calls, diags: &mut self.diags, emit: &mut self.emit, out };
+                    self.state = State::Args(CallArgs::new(head, at + m.len(), None, &RAW_ARGS_MARKERS, self.stream_arguments, &mut sink));
                 }
                 _ => {
                     self.state = State::Name { name, id, at: n_at };
@@ -228,7 +247,8 @@ impl MarkerMachine for MinistralParser {
                 }
             },
             State::Args(mut a) => {
-                a.close(&mut self.diags, out);
+                let mut sink = CallSink { calls: &mut self.calls, diags: &mut self.diags, emit: &mut self.emit, out };
+                a.close(&mut sink);
                 self.state = State::Name { name: String::new(), id: None, at };
             }
         }
@@ -257,7 +277,7 @@ pub struct Ministral;
 
 impl Format for Ministral {
     fn parser(&self, _a: &Analysis, options: &RequestOptions, generation_prompt: &str) -> (Box<dyn OutputParser>, Vec<Delta>) {
-        let mut m = MinistralParser::new(options.reasoning_format, options.json_schema.is_some());
+        let mut m = MinistralParser::new(options.reasoning_format, options.json_schema.is_some()).stream_arguments(options.stream_arguments);
         let mut initial = Vec::new();
         m.prefill(generation_prompt, &mut initial);
         if options.enable_thinking == Some(true) {

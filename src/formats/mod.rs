@@ -84,9 +84,9 @@ pub fn dedicated_parser(handler: Handler, options: &RequestOptions, generation_p
     let reasoning = options.reasoning_format;
     let json = options.json_schema.is_some();
     Some(match handler {
-        Handler::GptOss => Box::new(HarmonyParser::new(reasoning, json)),
-        Handler::FunctionaryV32 => Box::new(FunctionaryParser::new(reasoning, json, generation_prompt)),
-        Handler::Ministral3 => Box::new(MinistralParser::new(reasoning, json)),
+        Handler::GptOss => Box::new(HarmonyParser::new(reasoning, json).stream_arguments(options.stream_arguments)),
+        Handler::FunctionaryV32 => Box::new(FunctionaryParser::new(reasoning, json, generation_prompt).stream_arguments(options.stream_arguments)),
+        Handler::Ministral3 => Box::new(MinistralParser::new(reasoning, json).stream_arguments(options.stream_arguments)),
         Handler::Autoparser => return None,
     })
 }

@@ -132,6 +132,9 @@ pub struct ParserConfig {
     /// The closer of the call section's opener by the template's token convention, which the
     /// template itself never writes (`[/TOOL_CALLS]`): dropped after the calls (rule R9).
     pub unwritten_closer: Marker,
+    /// JSON call arguments stream as they come instead of going out whole once valid (the request's
+    /// `stream_arguments`).
+    pub stream_arguments: bool,
 }
 
 /// One tool format the fallback tries: the whole configuration with it as the tool format, and
@@ -219,7 +222,7 @@ impl ParserConfig {
             None
         };
         let reasoning_ends_at_call = r.mode == ReasoningMode::ToolsOnly;
-        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, turn_end: Vec::new(), tool_result: Vec::new(), fallback_rule: None, dialect_note: None, pythonic: None, call_prefixes: Vec::new(), unwritten_closer: Marker::default() };
+        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, turn_end: Vec::new(), tool_result: Vec::new(), fallback_rule: None, dialect_note: None, pythonic: None, call_prefixes: Vec::new(), unwritten_closer: Marker::default(), stream_arguments: options.stream_arguments };
         let taken: Vec<String> = {
             let text = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s.core.clone(), e.core.clone()]);
             let tools = cfg.tools.iter().flat_map(|t| {

@@ -110,6 +110,14 @@ export interface RequestOptions {
   jsonSchema?: Record<string, unknown> | null;
   /** The text may be cut short: a truncated tool call is kept instead of being an error. */
   isPartial?: boolean;
+  /**
+   * Stream the arguments of JSON-format tool calls piece by piece as the model writes them. Default
+   * false: such a call goes out once its arguments are whole and valid JSON (arguments in one delta),
+   * and a call whose JSON is broken stays content with a diagnostic. With it, a call that breaks after
+   * its arguments began to stream ends there with a diagnostic naming `streamArguments`: only then may
+   * its `arguments` be invalid JSON. Tagged-parameter formats stream value by value either way.
+   */
+  streamArguments?: boolean;
   /** Extra template variables. */
   extraContext?: Record<string, unknown>;
 }

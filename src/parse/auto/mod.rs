@@ -16,6 +16,7 @@
 mod call_syntax_swap;
 mod dropped;
 mod json_departures;
+mod json_hold;
 mod lenient_markers;
 mod tool;
 mod untyped_value;
@@ -87,6 +88,8 @@ pub struct AutoParser {
     /// as content once other text follows, dropped if the output ends here (rule R4).
     stray_close: Option<(String, String, usize)>,
     call: Call,
+    /// `settle(is_partial)`: a JSON call still being written is reported with its arguments so far.
+    flush_partial: bool,
     calls: usize,
     in_array: bool,
     /// Calls sit in a section (entered by the section marker, not by a bare per-call marker).
@@ -139,6 +142,7 @@ impl AutoParser {
             opener_missing: false,
             stray_close: None,
             call: Call::default(),
+            flush_partial: false,
             calls: 0,
             in_array: false,
             section_open: false,
@@ -252,9 +256,15 @@ impl AutoParser {
         if !matches!(self.state, State::Tool(_)) && !self.call.committed {
             return;
         }
+        // JSON arguments cannot be taken back once streamed, so a JSON call goes out once they are
+        // whole and valid; until then it can still be rolled back into content (`json_hold.rs`).
+        let holds_json = self.holds_json_call();
         let call = &mut self.call;
         if !call.committed {
             if !(call.header_ready && call.data.tool.is_some()) {
+                return;
+            }
+            if holds_json && !call.data.args_complete && !self.flush_partial {
                 return;
             }
             call.committed = true;
@@ -277,10 +287,10 @@ impl AutoParser {
         if self.hold_string_arguments() {
             return;
         }
-        let call = &mut self.call;
-        if !call.data.args.is_empty() {
-            let args = std::mem::take(&mut call.data.args);
-            self.emit.tool_args(call.index, args, out);
+        if !self.call.data.args.is_empty() {
+            let args = std::mem::take(&mut self.call.data.args);
+            self.keep_streamed_args(&args);
+            self.emit.tool_args(self.call.index, args, out);
         }
     }
 
@@ -319,7 +329,8 @@ impl AutoParser {
 
     /// A tool call broke: roll it back into content if nothing of it was emitted yet.
     fn fail_call(&mut self, abs: usize, msg: &str, out: &mut Vec<Delta>) {
-        self.diag(abs, msg);
+        let message = self.broken_call_message(msg);
+        self.diag(abs, message);
         self.release_string_arguments();
         if self.call.committed {
             // Argument text read before the break goes out as a stream would have sent it: how much
@@ -331,6 +342,8 @@ impl AutoParser {
         }
         self.call = Call::default();
         self.in_array = false;
+        // Whitespace a marker of the broken call would have skipped is text now.
+        self.trail.clear();
         self.state = State::Content;
     }
 
@@ -836,6 +849,23 @@ impl AutoParser {
                     }
                 }
                 let complete = self.call.data.args_complete;
+                let named = !self.call.committed && self.call.header_ready && self.call.data.tool.is_some();
+                if named && self.held_call_broken_at_end() {
+                    // Its JSON was broken before the output ended: text, not a cut-off call.
+                    let message = self.broken_call_message("");
+                    self.diag(self.call.start, message);
+                    let raw = std::mem::take(&mut self.call.raw);
+                    self.emit_content(&raw, out);
+                    self.emit_content(&rest, out);
+                    self.state = State::Content;
+                    return Ok(());
+                }
+                if named {
+                    // Cut off inside a JSON call whose name is known: it is reported as far as it
+                    // goes (a truncated call, `finishReason: length`), not rolled back into content.
+                    self.flush_partial = true;
+                    self.flush_call(out);
+                }
                 if !self.call.committed {
                     let raw = std::mem::take(&mut self.call.raw);
                     self.emit_content(&raw, out);
@@ -894,7 +924,9 @@ impl Machine for AutoParser {
 
     fn settle(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
         if is_partial {
-            // More may come: report what is known (the held-back tail was dropped).
+            // More may come: report what is known (the held-back tail was dropped), a JSON call's
+            // arguments so far included.
+            self.flush_partial = true;
             self.flush_call(out);
             return Ok(());
         }

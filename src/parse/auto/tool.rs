@@ -152,10 +152,22 @@ pub struct Call {
     pub body_checked: bool,
     /// The configuration to go back to once a call read in the other syntax ends (rule R20).
     pub swapped_from: Option<Rc<crate::parse::config::ParserConfig>>,
+    /// Why the call failed, in more words than the step's static message (serde's JSON error).
+    pub fail_detail: Option<String>,
+    /// The JSON arguments were checked (once, when they ended, before a held call goes out).
+    pub args_validated: bool,
+    /// JSON argument text already streamed before the check (`stream_arguments`), for the check.
+    pub args_sent: String,
+    /// The call is read as a JSON call object (whatever the format: also rules R16, R18), so its
+    /// arguments are JSON.
+    pub json_object: bool,
 }
 
 impl AutoParser {
     pub(super) fn step_tool(&mut self, step: ToolStep, text: &str, abs: usize, eof: bool) -> Step {
+        if step == ToolStep::JsonObj {
+            self.call.json_object = true;
+        }
         // Departures from the JSON call layout (rules R16, R18, `json_departures.rs`).
         let departure = match step {
             ToolStep::JsonOpen => self.json_open_departure(text, abs).or_else(|| self.pythonic_in_json(text, abs, eof)),
@@ -597,34 +609,48 @@ impl AutoParser {
         for (i, c) in text.char_indices() {
             match value.feed(c, &mut self.call.data.args) {
                 Feed::More => self.call.data.args_seen = true,
-                Feed::Done => {
-                    self.python_syntax_departure(value.rewrote_python());
-                    self.call.data.args_complete = true;
-                    self.state = State::Tool(ToolStep::AfterArgs(Closing::ArgsEnd));
-                    return Step::Adv(i + c.len_utf8());
-                }
-                Feed::EndedBefore => {
-                    self.python_syntax_departure(value.rewrote_python());
-                    self.call.data.args_complete = true;
-                    self.state = State::Tool(ToolStep::AfterArgs(Closing::ArgsEnd));
-                    return Step::Adv(i);
-                }
+                Feed::Done => return self.json_args_done(value.rewrote_python(), i + c.len_utf8()),
+                Feed::EndedBefore => return self.json_args_done(value.rewrote_python(), i),
                 Feed::Invalid => return Step::Fail("invalid JSON arguments", i),
             }
         }
         if eof && value.complete_at_eof() {
             value.finish(&mut self.call.data.args);
-            self.call.data.args_complete = true;
-            self.state = State::Tool(ToolStep::AfterArgs(Closing::ArgsEnd));
+            return match self.json_args_done(value.rewrote_python(), text.len()) {
+                Step::Adv(_) => Step::Adv(text.len()),
+                fail => fail,
+            };
         }
         if text.is_empty() { Step::Wait } else { Step::Adv(text.len()) }
     }
 
+    /// The JSON arguments value ended after `n` bytes of this step's text: whole if valid.
+    fn json_args_done(&mut self, python: bool, n: usize) -> Step {
+        if let Some(fail) = self.check_json_args(n) {
+            return fail;
+        }
+        self.python_syntax_departure(python);
+        self.call.data.args_complete = true;
+        self.state = State::Tool(ToolStep::AfterArgs(Closing::ArgsEnd));
+        Step::Adv(n)
+    }
+
     fn json_object(&mut self, json: &mut JsonCall, text: &str, eof: bool) -> Step {
-        let Some(t) = self.cfg.tools.as_ref() else { return Step::Fail("no tools", 0) };
+        let cfg = Rc::clone(&self.cfg);
+        let Some(t) = cfg.tools.as_ref() else { return Step::Fail("no tools", 0) };
         for (i, c) in text.char_indices() {
             match json.feed(c, t, &mut self.call.data) {
                 CallFeed::More => {
+                    // The arguments value just ended: checked before the call can go out.
+                    if self.call.data.args_complete && !self.call.args_validated {
+                        if let Some(fail) = self.check_json_args(i + c.len_utf8()) {
+                            return fail;
+                        }
+                        // Stop here so the call goes out at this point whatever the chunking.
+                        if self.call.header_ready {
+                            return Step::Adv(i + c.len_utf8());
+                        }
+                    }
                     if self.call.data.tool.is_some() && !self.call.header_ready {
                         // The name is known: stop here so the header goes out before more arguments.
                         self.call.header_ready = true;
@@ -643,6 +669,9 @@ impl AutoParser {
                     }
                     if !self.call.data.args_seen {
                         self.call.data.args.push_str("{}");
+                    }
+                    if let Some(fail) = self.check_json_args(i + c.len_utf8()) {
+                        return fail;
                     }
                     self.call.data.args_complete = true;
                     self.call.header_ready = true;

@@ -77,6 +77,7 @@ const REQUEST_OPTIONS = {
   toolChoice: [(v) => typeof v === 'string' || isPlainObject(v), "'auto', 'required', 'none' or {type: 'function', function: {name}}"],
   jsonSchema: [(v) => v === null || typeof v === 'boolean' || isPlainObject(v), 'a JSON schema object'],
   isPartial: [(v) => typeof v === 'boolean', 'a boolean'],
+  streamArguments: [(v) => typeof v === 'boolean', 'a boolean'],
   extraContext: [isPlainObject, 'an object'],
   reasoningField: oneOf('reasoning_content', 'reasoning', 'thinking'),
   generationPrompt: [(v) => typeof v === 'string', 'a string'],
