@@ -112,6 +112,10 @@ pub struct ParserConfig {
     /// end marker (its opener missing, rule R5).
     pub thinking: bool,
     pub tools: Option<ToolConfig>,
+    /// With no tools in the request, the template's tool-call openers (its section and per-call
+    /// start markers): one inside open reasoning ends it as a call would (rule R1's decision), the
+    /// markup staying content (rule R25). Empty when the request has tools or reasoning is not read.
+    pub reasoning_call_openers: Vec<Marker>,
     /// End-of-turn special tokens the model may write in content (dropped, rule R7); none that is
     /// also one of the markers above.
     pub turn_end: Vec<Marker>,
@@ -222,7 +226,8 @@ impl ParserConfig {
             None
         };
         let reasoning_ends_at_call = r.mode == ReasoningMode::ToolsOnly;
-        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, turn_end: Vec::new(), tool_result: Vec::new(), fallback_rule: None, dialect_note: None, pythonic: None, call_prefixes: Vec::new(), unwritten_closer: Marker::default(), stream_arguments: options.stream_arguments };
+        let reasoning_call_openers = if tools.is_none() && reasoning.is_some() { tool_openers(analysis) } else { Vec::new() };
+        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, reasoning_call_openers, turn_end: Vec::new(), tool_result: Vec::new(), fallback_rule: None, dialect_note: None, pythonic: None, call_prefixes: Vec::new(), unwritten_closer: Marker::default(), stream_arguments: options.stream_arguments };
         let taken: Vec<String> = {
             let text = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s.core.clone(), e.core.clone()]);
             let tools = cfg.tools.iter().flat_map(|t| {
@@ -293,6 +298,19 @@ impl ParserConfig {
 fn last_segment(field: &str, default: &str) -> String {
     let f = field.rsplit('.').next().unwrap_or("");
     if f.is_empty() { default.to_string() } else { f.to_string() }
+}
+
+/// The markers that open the template's tool calls, as [`tool_config`] takes them for its triggers:
+/// the section start marker, and the per-call start marker where it opens a call (not inside a
+/// section of JSON calls). A format whose calls start at their name or their body has none.
+fn tool_openers(analysis: &Analysis) -> Vec<Marker> {
+    let f = &analysis.tools.format;
+    if f.mode == ToolFormat::None {
+        return Vec::new();
+    }
+    let section = Marker::new(&f.section_start);
+    let per_call = (section.is_empty() || f.mode != ToolFormat::JsonNative).then(|| Marker::new(&f.per_call_start));
+    [Some(section), per_call].into_iter().flatten().filter(|m| !m.is_empty()).collect()
 }
 
 fn tool_config(analysis: &Analysis, tools: &[Value]) -> ToolConfig {

@@ -1,5 +1,5 @@
 //! Subjects for the leniency departures of issue #13 that no conformance case writes (rules R5 in
-//! the Ministral format, R7 after a call, R14–R18, R20, R21): the long fuzz run mutates and chunks them like
+//! the Ministral format, R7 after a call, R14–R18, R20, R21, R25): the long fuzz run mutates and chunks them like
 //! every other subject.
 
 use super::{parsers_for, subject, Factory, Subject, Templates};
@@ -46,14 +46,27 @@ const CALL_SYNTAX_OUTPUTS: &[(&str, bool, &str)] = &[
 /// Label part of the subjects of [`CALL_SYNTAX_OUTPUTS`].
 pub const CALL_SYNTAX: &str = "call syntax";
 
+/// A tool-call opener inside open reasoning in a request without tools (rule R25): parsed with no
+/// tools declared.
+const NO_TOOLS_OUTPUTS: &[(&str, bool, &str)] = &[
+    ("Qwen-Qwen3-0.6B.jinja", true, "Let me look<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call> and more"),
+    ("Qwen-Qwen3-0.6B.jinja", true, "Maybe <tool_call>\n{\"name\": \"get_time\"}\n</tool_call> no.</think>Done."),
+    ("NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.jinja", true, "I need weather<tool_call><function=get_weather><parameter=location>NYC</parameter></function></tool_call>"),
+    ("Kimi-K2-Thinking.jinja", true, "<think>reasoning<|tool_calls_section_begin|>tool_call_data</think>after"),
+];
+
+/// Label part of the subjects of [`NO_TOOLS_OUTPUTS`].
+const NO_TOOLS: &str = "no tools";
+
 /// Every departure output, once per parser that reads it (the request's own format parser too).
 pub fn departure_subjects(templates: &mut Templates) -> Vec<Subject> {
     let tools = vec![tool("get_weather", json!({ "city": { "type": "string" } })), tool("get_time", json!({ "tz": { "type": "string" } }))];
     let mut out = Vec::new();
-    let all = OUTPUTS.iter().map(|o| (o, "")).chain(CALL_SYNTAX_OUTPUTS.iter().map(|o| (o, CALL_SYNTAX)));
+    let all = OUTPUTS.iter().map(|o| (o, "")).chain(CALL_SYNTAX_OUTPUTS.iter().map(|o| (o, CALL_SYNTAX))).chain(NO_TOOLS_OUTPUTS.iter().map(|o| (o, NO_TOOLS)));
     for (i, (&(name, thinking, output), group)) in all.enumerate() {
         let (handler, markers, analysis) = templates.get(name);
-        let options = RequestOptions { tools: tools.clone(), enable_thinking: Some(thinking), parallel_tool_calls: true, ..Default::default() };
+        let tools = if group == NO_TOOLS { Vec::new() } else { tools.clone() };
+        let options = RequestOptions { tools, enable_thinking: Some(thinking), parallel_tool_calls: true, ..Default::default() };
         let Ok(t) = ChatTemplate::new(&super::common::template_source(name), RenderOptions::default()) else { continue };
         let gp = t.generation_prompt(&options).unwrap_or_default();
         let mut parsers = parsers_for(handler, analysis.as_ref(), &options, &gp);

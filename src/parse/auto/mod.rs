@@ -115,6 +115,9 @@ pub struct AutoParser {
 /// A code fence: calls written inside a fenced block are examples, not calls.
 const FENCE: &str = "```";
 
+/// Rule R25: the template's tool-call opener ended open reasoning in a request without tools.
+const NO_TOOLS_OPENER: &str = "tool-call opener inside open reasoning, no tools in the request: reasoning ended at the opener, the markup kept as content (rule R25)";
+
 
 impl AutoParser {
     /// A parser for `analysis` and `options`. Feed it the part of the generation prompt the model's
@@ -151,7 +154,7 @@ impl AutoParser {
         };
         let cfg = Rc::clone(&p.cfg);
         let text_markers = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s, e]);
-        let tool_markers = cfg.tools.iter().flat_map(|t| [&t.trigger, &t.call_trigger]);
+        let tool_markers = cfg.tools.iter().flat_map(|t| [&t.trigger, &t.call_trigger]).chain(&cfg.reasoning_call_openers);
         for m in text_markers.chain(tool_markers).chain(cfg.dropped_in_content()) {
             m.mark_first_bytes(&mut p.text_marker_bytes);
         }
@@ -444,7 +447,8 @@ impl AutoParser {
                 Step::Adv(e)
             }
             None if eof => {
-                self.diag(abs, "tool call inside open reasoning: reasoning ended at the call (rule R1)");
+                let message = if self.tools().is_some() { "tool call inside open reasoning: reasoning ended at the call (rule R1)" } else { NO_TOOLS_OPENER };
+                self.diag(abs, message);
                 self.state = State::Content;
                 Step::Adv(0)
             }
@@ -553,15 +557,18 @@ impl AutoParser {
         };
         // A call marker inside open reasoning ends it: templates that render reasoning only before
         // calls say so (reasoning_ends_at_call); elsewhere only if reasoning is never closed (rule R1).
-        let call_tools = self.tools().filter(|t| reasoning && !t.trigger_is_body);
-        let scope = match call_tools {
-            Some(t) => search_scope(text, &[end, &t.trigger, &t.call_trigger]),
-            None => search_scope(text, &[end]),
+        // With no tools in the request the template's call openers decide the same (rule R25).
+        let cfg = Rc::clone(&self.cfg);
+        let openers: Vec<&Marker> = match cfg.tools.as_ref() {
+            _ if !reasoning => Vec::new(),
+            Some(t) if t.trigger_is_body => Vec::new(),
+            Some(t) => vec![&t.trigger, &t.call_trigger],
+            None => cfg.reasoning_call_openers.iter().collect(),
         };
+        let scope = search_scope(text, &[&[end], openers.as_slice()].concat());
         let found = end.find(scope);
         if !reasoning {
             // Wrapped content: the turn ended (an end-of-turn token) before the wrapper's end marker.
-            let cfg = Rc::clone(&self.cfg);
             let hay = found.map_or(text, |(_, e)| text.get(..e).unwrap_or(text));
             let eot = cfg.turn_end.iter().filter_map(|m| m.find(hay).map(|f| (m, f))).min_by_key(|(_, (s, _))| *s);
             if let Some((m, (s, e))) = eot.filter(|(_, (s, _))| found.is_none_or(|(f, _)| *s < f)) {
@@ -572,20 +579,21 @@ impl AutoParser {
                 return Step::Adv(e);
             }
         }
-        if let Some(t) = call_tools {
-            let call = [&t.trigger, &t.call_trigger].iter().filter_map(|m| m.find(scope)).map(|(s, _)| s).min();
-            if let Some(c) = call.filter(|c| found.is_none_or(|(s, _)| *c < s)) {
-                self.emit_reasoning(text.get(..c).unwrap_or(""), out);
-                if !self.cfg.reasoning_ends_at_call {
-                    // Undecided until an end marker or the end of the output shows.
-                    self.state = State::ReasoningCall { scanned: abs + c };
-                    return Step::Adv(c);
-                }
-                self.state = State::Content;
+        let call = openers.iter().filter_map(|m| m.find(scope)).map(|(s, _)| s).min();
+        if let Some(c) = call.filter(|c| found.is_none_or(|(s, _)| *c < s)) {
+            self.emit_reasoning(text.get(..c).unwrap_or(""), out);
+            if !cfg.reasoning_ends_at_call {
+                // Undecided until an end marker or the end of the output shows.
+                self.state = State::ReasoningCall { scanned: abs + c };
                 return Step::Adv(c);
             }
+            if cfg.tools.is_none() {
+                self.diag(abs + c, NO_TOOLS_OPENER);
+            }
+            self.state = State::Content;
+            return Step::Adv(c);
         }
-        let call_keep = call_tools.map_or(0, |t| t.trigger.holdback(text).max(t.call_trigger.holdback(text)));
+        let call_keep = openers.iter().map(|m| m.holdback(text)).max().unwrap_or(0);
         let (n, consumed) = match found {
             Some((s, e)) => (s, Some(e)),
             None => {
