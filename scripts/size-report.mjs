@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { repoRoot } from '../pkg-tests/helpers.mjs';
 
-const raw = join(repoRoot, 'target/wasm32-unknown-unknown/release/chat_autoparser.wasm');
+const raw = join(repoRoot, 'target/wasm-std/wasm32-unknown-unknown/release/chat_autoparser.wasm');
 const dir = mkdtempSync(join(tmpdir(), 'size-'));
 try {
   execFileSync('wasm-bindgen', ['--target', 'web', '--out-dir', dir, '--out-name', 'named', raw]);

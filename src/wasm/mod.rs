@@ -11,11 +11,6 @@ use registry::{template_arg, Registered};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(start)]
-fn start() {
-    console_error_panic_hook::set_once();
-}
-
 /// Fill in `now` from the JS clock: std has no system clock on wasm32-unknown-unknown.
 fn render_options(options: Option<String>) -> Result<RenderOptions, JsValue> {
     let mut opts: RenderOptions = from_json_opt(options, "options")?;
