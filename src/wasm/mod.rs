@@ -52,10 +52,13 @@ pub fn analyze_template(source: &str, options: Option<String>) -> Result<JsValue
 /// The analysis plus `verified`: the template's own round trip, per part, so an analysis that looks
 /// complete but does not read back what the template writes says so.
 fn analysis_with_verified(t: &crate::ChatTemplate) -> Result<JsValue, JsValue> {
-    let json = |v: Result<serde_json::Value, serde_json::Error>| js(v.map_err(|e| crate::Error::new(crate::ErrorKind::Analysis, e.to_string())));
-    let mut v = json(serde_json::to_value(js(t.analysis())?))?;
-    v["verified"] = json(serde_json::to_value(crate::verify_template(t).verified))?;
-    to_js(&v)
+    #[derive(serde::Serialize)]
+    struct WithVerified<'a> {
+        #[serde(flatten)]
+        analysis: &'a crate::analysis::Analysis,
+        verified: crate::session::Verified,
+    }
+    to_js(&WithVerified { analysis: js(t.analysis())?, verified: crate::verify_template(t).verified })
 }
 
 /// A compiled chat template.
