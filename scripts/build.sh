@@ -11,7 +11,9 @@
 #                              our code never panics on purpose (every error is a `Result`).
 #   -Z location-detail=none    no file/line strings for `#[track_caller]` panics (they trap anyway).
 #   optimize_for_size          std's own size-over-speed variants (`-Z build-std-features`): smaller sorts, integer
-#                              formatting and float parsing, same results.
+#                              formatting and float parsing, same results, no measurable slowdown.
+# std's crates keep opt-level 2 (our crate and dependencies: "z"): compiled at "z" they made whole-text parsing ≈ 20 %
+# slower (string search, UTF-8, allocation) for 7.5 KB gzip (BENCHMARKS.md "Package size").
 # Not `-Z fmt-debug=none` (−5 KB gzip): it empties every `{:?}`, and our diagnostics and minijinja's errors
 # quote names and markers with `{:?}` (pkg-tests/native-parity.test.mjs fails with it).
 # These are unstable flags, so the build pins TOOLCHAIN and uses RUSTC_BOOTSTRAP; RUSTFLAGS replaces
@@ -27,7 +29,9 @@ glue=target/wasm-glue
 RUSTC_BOOTSTRAP=1 \
 RUSTFLAGS="-C link-arg=--export=__stack_pointer -Z unstable-options -C panic=immediate-abort -Z location-detail=none" \
   cargo "+$TOOLCHAIN" build --quiet --lib --release --target wasm32-unknown-unknown \
-    -Z build-std=std,panic_abort -Z build-std-features=optimize_for_size --target-dir "$out"
+    -Z build-std=std,panic_abort -Z build-std-features=optimize_for_size --target-dir "$out" \
+    --config 'profile.release.package.core.opt-level=2' --config 'profile.release.package.alloc.opt-level=2' \
+    --config 'profile.release.package.std.opt-level=2'
 rm -rf "$glue"
 wasm-bindgen --target web --out-dir "$glue" --out-name chat_autoparser "$out/wasm32-unknown-unknown/release/chat_autoparser.wasm"
 wasm-opt "$glue/chat_autoparser_bg.wasm" -o "$glue/chat_autoparser_bg.wasm" -Oz
