@@ -2,16 +2,43 @@
 # Build the wasm package: one wasm (pkg/web/chat_autoparser_bg.wasm) behind three entries made from
 # wasm-bindgen's glue and the hand-written facade (scripts/bundle-js.mjs): pkg/web (ESM for browsers and
 # bundlers), pkg/node (CommonJS, plus an ESM re-export), and a copy of the web entry in www/pkg for the playground.
+#
+# Size (issue #15: ≤ 400 KB gzipped): std is compiled here with our release profile (`-Z build-std`, needs the
+# toolchain's rust-src: scripts/setup.sh) instead of linking the prebuilt one, with
+#   -C panic=immediate-abort   a panic is a bare `unreachable` trap: no panic message formatting, no
+#                              location strings, no panic hook. The JS facade already turns any trap into an
+#                              `Internal` error and retires only the object that trapped (src/wasm/js/facade.js);
+#                              our code never panics on purpose (every error is a `Result`).
+#   -Z location-detail=none    no file/line strings for `#[track_caller]` panics (they trap anyway).
+#   optimize_for_size          std's own size-over-speed variants (`-Z build-std-features`): smaller sorts, integer
+#                              formatting and float parsing, same results, no measurable slowdown.
+# std's crates keep opt-level 2 (our crate and dependencies: "z"): compiled at "z" they made whole-text parsing ≈ 20 %
+# slower (string search, UTF-8, allocation) for 7.5 KB gzip (BENCHMARKS.md "Package size").
+# Not `-Z fmt-debug=none` (−5 KB gzip): it empties every `{:?}`, and our diagnostics and minijinja's errors
+# quote names and markers with `{:?}` (pkg-tests/native-parity.test.mjs fails with it).
+# These are unstable flags, so the build pins TOOLCHAIN and uses RUSTC_BOOTSTRAP; RUSTFLAGS replaces
+# .cargo/config.toml's wasm rustflags, so they are repeated here. Its own target dir: the native build and
+# tests keep their cache.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"   # npm binaryen's wasm-opt, pinned CLIs
 
+TOOLCHAIN=1.95.0   # scripts/setup.sh installs it with the wasm32 target and rust-src
+out=target/wasm-std
 glue=target/wasm-glue
-wasm-pack --quiet build --release --target web --out-dir "$glue" --out-name chat_autoparser
+RUSTC_BOOTSTRAP=1 \
+RUSTFLAGS="-C link-arg=--export=__stack_pointer -Z unstable-options -C panic=immediate-abort -Z location-detail=none" \
+  cargo "+$TOOLCHAIN" build --quiet --lib --release --target wasm32-unknown-unknown \
+    -Z build-std=std,panic_abort -Z build-std-features=optimize_for_size --target-dir "$out" \
+    --config 'profile.release.package.core.opt-level=2' --config 'profile.release.package.alloc.opt-level=2' \
+    --config 'profile.release.package.std.opt-level=2'
+rm -rf "$glue"
+wasm-bindgen --target web --out-dir "$glue" --out-name chat_autoparser "$out/wasm32-unknown-unknown/release/chat_autoparser.wasm"
+wasm-opt "$glue/chat_autoparser_bg.wasm" -o "$glue/chat_autoparser_bg.wasm" -Oz
 rm -rf pkg/node pkg/web
 node scripts/bundle-js.mjs "$glue"
 # One hand-written declaration file for every entry (.d.mts: the Node ESM entry's own, for NodeNext).
 for d in pkg/node/chat_autoparser.d.ts pkg/node/index.d.mts pkg/web/chat_autoparser.d.ts; do cp src/wasm/chat_autoparser.d.ts "$d"; done
 rm -rf www/pkg && mkdir -p www/pkg && cp pkg/web/chat_autoparser.js pkg/web/chat_autoparser_bg.wasm www/pkg/
 node scripts/playground-templates.mjs   # www/templates/: the picker's list
-printf 'built: pkg/node, pkg/web, www/pkg (%s bytes wasm)\n' "$(wc -c < pkg/web/chat_autoparser_bg.wasm)"
+printf 'built: pkg/node, pkg/web, www/pkg (%s bytes wasm, %s gzip -9)\n' "$(wc -c < pkg/web/chat_autoparser_bg.wasm)" "$(gzip -9 -c pkg/web/chat_autoparser_bg.wasm | wc -c)"

@@ -5,25 +5,23 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 WASM_BINDGEN_VERSION=0.2.130   # must equal the `wasm-bindgen = "=…"` pin in Cargo.toml
-WASM_PACK_VERSION=0.15.1
+WASM_TOOLCHAIN=1.95.0          # must equal TOOLCHAIN in scripts/build.sh (it builds std from this rust-src)
 export PATH="$HOME/.cargo/bin:$PATH"
 
 step() { printf '\n== %s\n' "$*"; }
 
-if ! rustup target list --installed 2>/dev/null | grep -q '^wasm32-unknown-unknown$'; then
-  step "rustup target add wasm32-unknown-unknown"
-  rustup target add wasm32-unknown-unknown
+# The wasm build compiles std itself (`-Z build-std`, see scripts/build.sh): the pinned toolchain, its wasm32
+# target and its std sources. `rustup toolchain install` is a no-op for what is already there.
+if ! rustup target list --toolchain "$WASM_TOOLCHAIN" --installed 2>/dev/null | grep -q '^wasm32-unknown-unknown$' \
+   || ! rustup component list --toolchain "$WASM_TOOLCHAIN" --installed 2>/dev/null | grep -q '^rust-src'; then
+  step "rustup toolchain install $WASM_TOOLCHAIN (wasm32-unknown-unknown, rust-src)"
+  rustup toolchain install "$WASM_TOOLCHAIN" --profile minimal --target wasm32-unknown-unknown --component rust-src
 fi
 
 if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
   step "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION"
   # Not --locked: its lockfile pins a webpki-roots version this registry does not serve.
   cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --no-default-features --force
-fi
-
-if [ "$(wasm-pack --version 2>/dev/null | awk '{print $2}')" != "$WASM_PACK_VERSION" ]; then
-  step "cargo install wasm-pack $WASM_PACK_VERSION"
-  cargo install wasm-pack --version "$WASM_PACK_VERSION" --locked --force
 fi
 
 if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/typescript ] || [ package.json -nt node_modules/.setup-stamp ]; then

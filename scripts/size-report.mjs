@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { repoRoot } from '../pkg-tests/helpers.mjs';
 
-const raw = join(repoRoot, 'target/wasm32-unknown-unknown/release/chat_autoparser.wasm');
+const raw = join(repoRoot, 'target/wasm-std/wasm32-unknown-unknown/release/chat_autoparser.wasm');
 const dir = mkdtempSync(join(tmpdir(), 'size-'));
 try {
   execFileSync('wasm-bindgen', ['--target', 'web', '--out-dir', dir, '--out-name', 'named', raw]);
@@ -20,7 +20,8 @@ try {
   for (const line of csv.split('\n').slice(1)) {
     const m = line.match(/^"?(.*?)"?,(\d+),/);
     if (!m) continue;
-    const [name, size] = [m[1].replace(/""/g, '"'), Number(m[2])];
+    // Names of a build-std build carry crate hashes (`core[1a2b…]::…`): dropped.
+    const [name, size] = [m[1].replace(/""/g, '"').replace(/\[[0-9a-f]{6,}\]/g, ''), Number(m[2])];
     if (/subsection|custom section/.test(name)) continue; // names: dropped by wasm-opt
     let group;
     if (name.startsWith('data segment')) group = 'static data (.rodata: strings, tables)';

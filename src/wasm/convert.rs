@@ -28,23 +28,24 @@ pub fn to_js_error(e: Error) -> JsValue {
 /// `toJSON`, proxies) from ever running while wasm is on the stack, and serde_json reports unknown option
 /// names and stops hostile nesting at depth 128 instead of overflowing the wasm stack.
 pub fn from_json<T: DeserializeOwned>(text: &str, field: &str) -> Result<T, JsValue> {
-    let value: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| to_js_error(Error::new(ErrorKind::InvalidInput, format!("{field}: {e}"))))?;
-    match serde_json::from_value::<T>(value.clone()) {
+    let invalid = |message: String| to_js_error(Error::new(ErrorKind::InvalidInput, message));
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| invalid(format!("{field}: {e}")))?;
+    // The facade passes objects only (options, contexts, response templates). Deserializing from the map,
+    // not from the `Value`, leaves serde's struct-from-array path out of the wasm (it could never run).
+    let serde_json::Value::Object(map) = value else { return Err(invalid(format!("{field}: expected an object"))) };
+    match T::deserialize(map.clone()) {
         Ok(v) => Ok(v),
-        Err(e) => Err(to_js_error(Error::new(ErrorKind::InvalidInput, format!("{}: {e}", failing_field_of::<T>(&value, field))))),
+        Err(e) => Err(invalid(format!("{}: {e}", failing_field_of::<T>(&map, field)))),
     }
 }
 
 /// For an options object whose fields all have defaults: the first key that fails on its own, as
 /// `options.tools`, so the error names the field (serde_json's message does not).
-fn failing_field_of<T: DeserializeOwned>(value: &serde_json::Value, field: &str) -> String {
-    if let serde_json::Value::Object(map) = value {
-        for (k, v) in map {
-            let single = serde_json::Value::Object([(k.clone(), v.clone())].into_iter().collect());
-            if serde_json::from_value::<T>(single).is_err() {
-                return format!("{field}.{k}");
-            }
+fn failing_field_of<T: DeserializeOwned>(map: &serde_json::Map<String, serde_json::Value>, field: &str) -> String {
+    for (k, v) in map {
+        let single: serde_json::Map<String, serde_json::Value> = [(k.clone(), v.clone())].into_iter().collect();
+        if T::deserialize(single).is_err() {
+            return format!("{field}.{k}");
         }
     }
     field.to_string()

@@ -2,7 +2,7 @@
 //! or `new ChatTemplate({chat_template, response_template})`; the facade passes the template as JSON
 //! text), looked up by the template's handle.
 
-use super::convert::{from_json, js};
+use super::convert::from_json;
 use crate::response_template::CompiledTemplate;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -41,5 +41,46 @@ pub fn declared_for(v: &JsValue) -> Option<Rc<CompiledTemplate>> {
 /// Compile a `response_template` given as JSON text by the facade.
 pub fn compile(text: &str, field: &str) -> Result<Rc<CompiledTemplate>, JsValue> {
     let value: serde_json::Value = from_json(text, field)?;
-    js(CompiledTemplate::from_value(&value)).map(Rc::new)
+    #[cfg(feature = "size-probe-no-declared")]
+    return { let _ = value; Err(super::convert::to_js_error(probe_error())) };
+    #[cfg(not(feature = "size-probe-no-declared"))]
+    super::convert::js(CompiledTemplate::from_value(&value)).map(Rc::new)
+}
+
+// The declared-template entry points of the binding. The `size-probe-*` features (never shipped, never
+// default) cut them out only to measure what they cost in the wasm (BENCHMARKS.md "Package size").
+pub use crate::response_template::{DeclaredCheck, ResponseTemplateOptions};
+use crate::{api::RequestOptions, session::StreamParser, ChatTemplate, Result as CoreResult, VerifyReport};
+
+#[cfg(any(feature = "size-probe-no-declared", feature = "size-probe-no-derive"))]
+fn probe_error() -> crate::Error {
+    crate::Error::new(crate::ErrorKind::InvalidInput, "not in this build (size probe)")
+}
+
+pub fn stream_parser(t: Rc<CompiledTemplate>, prefix: &str, options: &RequestOptions) -> CoreResult<StreamParser> {
+    #[cfg(feature = "size-probe-no-declared")]
+    return { let _ = (t, prefix, options); Err(probe_error()) };
+    #[cfg(not(feature = "size-probe-no-declared"))]
+    crate::response_template::declared_stream_parser(t, prefix, options)
+}
+
+pub fn check(t: Rc<CompiledTemplate>, report: &VerifyReport) -> DeclaredCheck {
+    #[cfg(feature = "size-probe-no-declared")]
+    return { let _ = (t, report); DeclaredCheck { agree: false, checked: 0, disagreements: Vec::new() } };
+    #[cfg(not(feature = "size-probe-no-declared"))]
+    crate::response_template::check_declared(t, report)
+}
+
+pub fn parse_response(text: &str, rt: &serde_json::Value, prefix: &str, tools: &[serde_json::Value]) -> CoreResult<serde_json::Value> {
+    #[cfg(feature = "size-probe-no-declared")]
+    return { let _ = (text, rt, prefix, tools); Err(probe_error()) };
+    #[cfg(not(feature = "size-probe-no-declared"))]
+    crate::response_template::parse_response(text, rt, prefix, tools)
+}
+
+pub fn derive(t: &ChatTemplate, options: &ResponseTemplateOptions) -> CoreResult<crate::response_template::DerivedResponseTemplate> {
+    #[cfg(feature = "size-probe-no-derive")]
+    return { let _ = (t, options); Err(probe_error()) };
+    #[cfg(not(feature = "size-probe-no-derive"))]
+    crate::response_template::response_template(t, options)
 }

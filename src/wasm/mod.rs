@@ -11,11 +11,6 @@ use registry::{template_arg, Registered};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(start)]
-fn start() {
-    console_error_panic_hook::set_once();
-}
-
 /// Fill in `now` from the JS clock: std has no system clock on wasm32-unknown-unknown.
 fn render_options(options: Option<String>) -> Result<RenderOptions, JsValue> {
     let mut opts: RenderOptions = from_json_opt(options, "options")?;
@@ -57,10 +52,13 @@ pub fn analyze_template(source: &str, options: Option<String>) -> Result<JsValue
 /// The analysis plus `verified`: the template's own round trip, per part, so an analysis that looks
 /// complete but does not read back what the template writes says so.
 fn analysis_with_verified(t: &crate::ChatTemplate) -> Result<JsValue, JsValue> {
-    let json = |v: Result<serde_json::Value, serde_json::Error>| js(v.map_err(|e| crate::Error::new(crate::ErrorKind::Analysis, e.to_string())));
-    let mut v = json(serde_json::to_value(js(t.analysis())?))?;
-    v["verified"] = json(serde_json::to_value(crate::verify_template(t).verified))?;
-    to_js(&v)
+    #[derive(serde::Serialize)]
+    struct WithVerified<'a> {
+        #[serde(flatten)]
+        analysis: &'a crate::analysis::Analysis,
+        verified: crate::session::Verified,
+    }
+    to_js(&WithVerified { analysis: js(t.analysis())?, verified: crate::verify_template(t).verified })
 }
 
 /// A compiled chat template.
@@ -130,12 +128,18 @@ pub fn build_grammar(template_or_source: JsValue, options: Option<String>) -> Re
     let t = template_arg(&template_or_source)?;
     let opts: RequestOptions = from_json_opt(options, "options")?;
     js(opts.validate())?;
+    #[cfg(feature = "size-probe-no-grammar")]
+    return { let _ = t; Err(convert::to_js_error(crate::Error::new(crate::ErrorKind::InvalidInput, "not in this build (size probe)"))) };
+    #[cfg(not(feature = "size-probe-no-grammar"))]
     to_js(&js(t.grammar(&opts))?)
 }
 
 /// Check whether `text` is accepted by a GBNF grammar: `{accepted, errorAt?}`.
 #[wasm_bindgen(js_name = checkGrammar)]
 pub fn check_grammar(gbnf: &str, text: &str) -> Result<JsValue, JsValue> {
+    #[cfg(feature = "size-probe-no-grammar")]
+    return { let _ = (gbnf, text); Err(convert::to_js_error(crate::Error::new(crate::ErrorKind::InvalidInput, "not in this build (size probe)"))) };
+    #[cfg(not(feature = "size-probe-no-grammar"))]
     to_js(&js(crate::gbnf::check_grammar(gbnf, text))?)
 }
 
@@ -161,7 +165,7 @@ pub fn generation_prompt(template_or_source: JsValue, options: Option<String>) -
 pub fn parse_output(template_or_source: JsValue, text: &str, options: Option<String>) -> Result<JsValue, JsValue> {
     let (t, gp, opts) = parse_setup(&template_or_source, options)?;
     let mut p = match declared::declared_for(&template_or_source) {
-        Some(d) => js(crate::response_template::declared_stream_parser(d, &gp, &opts))?,
+        Some(d) => js(declared::stream_parser(d, &gp, &opts))?,
         None => js(crate::StreamParser::new(js(t.analysis())?, &gp, &opts))?,
     };
     p.push(text);
@@ -187,7 +191,7 @@ pub fn verify_template(template_or_source: JsValue) -> Result<JsValue, JsValue> 
         #[serde(rename = "responseTemplate")]
         response_template: crate::response_template::DeclaredCheck,
     }
-    to_js(&WithDeclared { response_template: crate::response_template::check_declared(d, &report), report: &report })
+    to_js(&WithDeclared { response_template: declared::check(d, &report), report: &report })
 }
 
 /// transformers' `parse_response`: parse `text` with a declared `response_template` object;
@@ -202,7 +206,7 @@ pub fn parse_response(text: &str, response_template: &str, options: Option<Strin
     }
     let rt: serde_json::Value = from_json(response_template, "responseTemplate")?;
     let opts: Opts = from_json_opt(options, "options")?;
-    to_js(&js(crate::response_template::parse_response(text, &rt, &opts.prefix, &opts.tools))?)
+    to_js(&js(declared::parse_response(text, &rt, &opts.prefix, &opts.tools))?)
 }
 
 /// The analysis as a Hugging Face `response_template`: `{responseTemplate, losses}`.
@@ -210,7 +214,7 @@ pub fn parse_response(text: &str, response_template: &str, options: Option<Strin
 pub fn response_template(template_or_source: JsValue, options: Option<String>) -> Result<JsValue, JsValue> {
     let t = template_arg(&template_or_source)?;
     let opts: crate::response_template::ResponseTemplateOptions = from_json_opt(options, "options")?;
-    to_js(&js(crate::response_template::response_template(&t, &opts))?)
+    to_js(&js(declared::derive(&t, &opts))?)
 }
 
 /// Streaming parser: `push(chunk)` returns OpenAI `chat.completion.chunk` deltas; `finish()` flushes.
@@ -234,7 +238,7 @@ impl JsStreamParser {
     pub fn new(template_or_source: JsValue, options: Option<String>) -> Result<JsStreamParser, JsValue> {
         let (t, gp, opts) = parse_setup(&template_or_source, options)?;
         let inner = match declared::declared_for(&template_or_source) {
-            Some(d) => js(crate::response_template::declared_stream_parser(d, &gp, &opts))?,
+            Some(d) => js(declared::stream_parser(d, &gp, &opts))?,
             None => js(crate::StreamParser::new(js(t.analysis())?, &gp, &opts))?,
         };
         Ok(JsStreamParser { inner, _template: t, scratch: Vec::new(), reasoning_field: opts.reasoning_field, regions: Default::default() })
