@@ -15,7 +15,11 @@ step() { printf '\n== %s\n' "$*"; }
 if ! rustup target list --toolchain "$WASM_TOOLCHAIN" --installed 2>/dev/null | grep -q '^wasm32-unknown-unknown$' \
    || ! rustup component list --toolchain "$WASM_TOOLCHAIN" --installed 2>/dev/null | grep -q '^rust-src'; then
   step "rustup toolchain install $WASM_TOOLCHAIN (wasm32-unknown-unknown, rust-src)"
-  rustup toolchain install "$WASM_TOOLCHAIN" --profile minimal --target wasm32-unknown-unknown --component rust-src
+  # Where the toolchain server is out of reach, scripts/build.sh falls back to the default toolchain and, without
+  # its rust-src, to the prebuilt std; the default toolchain still needs the wasm32 target.
+  rustup toolchain install "$WASM_TOOLCHAIN" --profile minimal --target wasm32-unknown-unknown --component rust-src \
+    || { echo "warning: could not install toolchain $WASM_TOOLCHAIN; the wasm build falls back (scripts/build.sh)" >&2
+         rustup target list --installed | grep -q '^wasm32-unknown-unknown$' || rustup target add wasm32-unknown-unknown; }
 fi
 
 if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
