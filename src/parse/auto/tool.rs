@@ -3,9 +3,8 @@
 
 use super::{search_scope, AutoParser, State, Step};
 use crate::analysis::{CallIdPosition, ToolFormat};
-use crate::parse::config::ToolConfig;
 use crate::parse::json::{escape_inner, Feed, JsonValue, PyToJson};
-use crate::parse::config::{is_tool_name_char, MAX_TOOL_NAME};
+use crate::parse::config::{is_tool_name_char, ToolConfig, MAX_TOOL_NAME};
 use crate::parse::jsoncall::{CallData, CallFeed, JsonCall, UNDECLARED};
 use crate::parse::literal::LiteralValue;
 use crate::parse::marker::{Expect, Marker};
