@@ -126,8 +126,8 @@ test('parsed panel follows output edits: deltas with source spans, diagnostics n
   const content = page.locator('#parsed-deltas li', { hasText: /^content/ });
   await content.hover();
   assert.equal((await page.locator('.hl-back .r-hover').allTextContents()).join(''), 'Checking. ');
-  // A departure: an unknown function, after non-ASCII text (UTF-8 bytes ≠ UTF-16 units before it).
-  const bad = 'Ünïcödé 👋 <tool_call>\n{"name": "nope", "arguments": {}}\n</tool_call>';
+  // A departure: a call whose name is no tool name (an undeclared well-formed one is a call, rule R22), after non-ASCII text (UTF-8 bytes ≠ UTF-16 units before it).
+  const bad = 'Ünïcödé 👋 <tool_call>\n{"name": "no pe", "arguments": {}}\n</tool_call>';
   await pasteOutput(page, bad);
   const diag = await page.evaluate(() => window.playground.parsed.diagnostics[0]);
   assert.ok(diag, 'a diagnostic is reported');
@@ -573,7 +573,7 @@ test('stream replay: the animation runs to the end, with diagnostics next to the
   assert.ok(await page.locator('#live-log li').count() > 0);
   assert.match(await page.locator('#live-diags').textContent(), /no diagnostics/);
   // A departure shows up in the replay's diagnostics too.
-  await pasteOutput(page, 'Hi <tool_call>\n{"name": "nope", "arguments": {}}\n</tool_call>');
+  await pasteOutput(page, 'Hi <tool_call>\n{"name": "no pe", "arguments": {}}\n</tool_call>');
   await page.locator('#delay').fill('0');
   await page.locator('#chunk').fill('64');
   await page.locator('#chunk').dispatchEvent('change');

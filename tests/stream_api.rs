@@ -101,13 +101,14 @@ fn malformed_calls_stay_content_with_a_diagnostic() {
     let a = &analyses()["NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja"];
     let options = RequestOptions { tools: tools(), ..RequestOptions::default() };
     let mut p = StreamParser::new(a, "", &options).unwrap();
-    let text = "A <tool_call>\n{\"name\": \"nope\", \"arguments\": {}}</tool_call> B";
+    // Not a tool name (a declared one, or any well-formed one, rule R22): no call.
+    let text = "A <tool_call>\n{\"name\": \"no pe\", \"arguments\": {}}</tool_call> B";
     feed(&mut p, text);
     p.finish().unwrap();
-    assert_eq!(p.message().content, "A <tool_call>\n{\"name\": \"nope\", \"arguments\": {}}</tool_call> B");
+    assert_eq!(p.message().content, text);
     assert!(p.message().tool_calls.is_empty());
     assert_eq!(p.diagnostics().len(), 1);
-    assert_eq!(p.diagnostics()[0].offset, 28, "{:?}", p.diagnostics());
+    assert_eq!(p.diagnostics()[0].offset, 29, "{:?}", p.diagnostics());
 }
 
 #[test]

@@ -47,6 +47,7 @@ pub fn pythonic_variant(cfg: &ParserConfig) -> Option<ParserConfig> {
         trigger_is_body: false,
         call_trigger: Marker::default(),
         counter_head: None,
+        undeclared: false,
         ..t.clone()
     };
     Some(ParserConfig { tools: Some(v), ..cfg.clone() })
@@ -65,6 +66,7 @@ pub fn bracketless_dialect(cfg: &ParserConfig) -> Option<ParserConfig> {
     let open = t.section_start.core.strip_suffix('[').map(|s| s.trim_end_matches(crate::text::is_space)).filter(|s| !s.is_empty())?;
     let close = t.section_end.core.strip_prefix(']').map(|s| s.trim_start_matches(crate::text::is_space)).filter(|s| !s.is_empty())?;
     let mut d = t.clone();
+    d.undeclared = false;
     d.section_start = with_core(&t.section_start, open);
     d.section_end = with_core(&t.section_end, close);
     d.trigger = Marker::new(open);

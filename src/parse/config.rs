@@ -90,6 +90,9 @@ pub struct ToolConfig {
     /// Numbered headers (`functions.f:0`): the text between the name and the counter digits; the
     /// header up to the digits is the call id and `name_suffix` is what follows the digits.
     pub counter_head: Option<String>,
+    /// A call whose name the layout delimits may name a tool the request did not declare (rule
+    /// R22): only in the template's own layout, never in the fallback or another call syntax.
+    pub undeclared: bool,
 }
 
 impl ToolConfig {
@@ -97,6 +100,19 @@ impl ToolConfig {
     pub fn tool(&self, name: &str) -> Option<usize> {
         self.tools.iter().position(|t| t.name == name)
     }
+}
+
+/// Longest name of a tool the request did not declare that is read as one (rule R22).
+pub const MAX_TOOL_NAME: usize = 64;
+
+/// Whether `c` may be part of a tool name the request did not declare: OpenAI's `[A-Za-z0-9_-]`, and `.`.
+pub fn is_tool_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')
+}
+
+/// Whether `name` is a well-formed tool name (rule R22): 1 to [`MAX_TOOL_NAME`] name characters.
+pub fn is_tool_name(name: &str) -> bool {
+    (1..=MAX_TOOL_NAME).contains(&name.len()) && name.chars().all(is_tool_name_char)
 }
 
 /// Everything the auto parser is configured with.
@@ -171,6 +187,10 @@ pub fn fallback_configs(analysis: &Analysis, options: &RequestOptions) -> Vec<Fa
             };
             let mut cfg = ParserConfig::new(&a, options);
             cfg.fallback_rule = Some(f.rule);
+            // The fallback guesses the layout: only a declared name makes its text a call.
+            if let Some(t) = cfg.tools.as_mut() {
+                t.undeclared = false;
+            }
             // Its pythonic variant (rule R20) names the fallback's convention too.
             cfg.pythonic = call_syntax::pythonic_variant(&cfg).map(Rc::new);
             FallbackConfig { cfg: Rc::new(cfg), line_start: f.line_start }
@@ -378,6 +398,8 @@ fn tool_config(analysis: &Analysis, tools: &[Value]) -> ToolConfig {
         trigger_is_body,
         call_trigger,
         counter_head: counter.map(|(head, _)| head),
+        // A bare JSON object is a call only by the name it gives: that one must be declared.
+        undeclared: !trigger_is_body,
     }
 }
 

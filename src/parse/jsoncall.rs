@@ -5,14 +5,19 @@
 //! `"function": {...}` object, the function name as the key, id / generated-id fields, single-quoted
 //! (python dict) strings — and reports the name, id and argument text as soon as each is known.
 
-use super::config::ToolConfig;
+use super::config::{is_tool_name, ToolConfig};
 use super::json::{Feed, JsonValue};
+use crate::analysis::ToolFormat;
 use crate::text::is_space;
+
+/// [`CallData::tool`] of a call that names a tool the request did not declare (rule R22): there is
+/// no schema for its arguments.
+pub const UNDECLARED: usize = usize::MAX;
 
 /// What a call has produced so far (shared with the tag-format call states).
 #[derive(Debug, Clone, Default)]
 pub struct CallData {
-    /// Index into the configured tools, once the name is known.
+    /// Index into the configured tools (or [`UNDECLARED`]), once the name is known.
     pub tool: Option<usize>,
     pub name: String,
     pub id: String,
@@ -293,6 +298,12 @@ impl JsonCall {
                 match cfg.tool(&text) {
                     Some(i) => {
                         data.tool = Some(i);
+                        data.name = text;
+                    }
+                    // The `"name"` string delimits the name: in the format's own JSON call
+                    // objects, any well-formed one is a call (rule R22).
+                    None if cfg.undeclared && cfg.format == ToolFormat::JsonNative && is_tool_name(&text) => {
+                        data.tool = Some(UNDECLARED);
                         data.name = text;
                     }
                     None => return CallFeed::Invalid("call of an unknown function"),

@@ -35,7 +35,8 @@ impl AutoParser {
         let t = variant.tools.as_ref()?;
         match match_name(rest, t, eof) {
             NameMatch::NeedMore => return Some(Step::Wait),
-            NameMatch::No => {
+            // The variant reads declared names only (`undeclared` off): the other syntax is a guess.
+            NameMatch::No | NameMatch::Undeclared(_) => {
                 self.call.body_checked = true;
                 return None;
             }

@@ -279,6 +279,10 @@ impl AutoParser {
                 let message = format!("tool call read by the fallback for a template without a tool format: {rule} (rule R13)");
                 self.diags.add(call.start, message);
             }
+            if call.data.tool == Some(crate::parse::jsoncall::UNDECLARED) {
+                let message = format!("tool call of {:?}, a tool the request did not declare (rule R22)", call.data.name);
+                self.diags.add(call.start, message);
+            }
             call.id_sent = !call.data.id.is_empty();
             let id = call.id_sent.then(|| call.data.id.clone());
             out.push(Delta::ToolCall { index: call.index, id, name: Some(call.data.name.clone()), arguments: None });

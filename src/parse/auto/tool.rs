@@ -3,9 +3,9 @@
 
 use super::{search_scope, AutoParser, State, Step};
 use crate::analysis::{CallIdPosition, ToolFormat};
-use crate::parse::config::ToolConfig;
 use crate::parse::json::{escape_inner, Feed, JsonValue, PyToJson};
-use crate::parse::jsoncall::{CallData, CallFeed, JsonCall};
+use crate::parse::config::{is_tool_name_char, ToolConfig, MAX_TOOL_NAME};
+use crate::parse::jsoncall::{CallData, CallFeed, JsonCall, UNDECLARED};
 use crate::parse::literal::LiteralValue;
 use crate::parse::marker::{Expect, Marker};
 use crate::text::is_space;
@@ -251,6 +251,11 @@ impl AutoParser {
                     NameMatch::Found(i, n) => {
                         self.call.data.tool = Some(i);
                         self.call.data.name = t.tools.get(i).map(|d| d.name.clone()).unwrap_or_default();
+                        goto(self, ToolStep::NameSuffix, skip + n)
+                    }
+                    NameMatch::Undeclared(n) => {
+                        self.call.data.tool = Some(UNDECLARED);
+                        self.call.data.name = rest.get(..n).unwrap_or("").to_string();
                         goto(self, ToolStep::NameSuffix, skip + n)
                     }
                     NameMatch::NeedMore => Step::Wait,
@@ -587,7 +592,8 @@ impl AutoParser {
         match match_name(rest.get(n..).unwrap_or(""), t, eof) {
             NameMatch::Found(..) => {}
             NameMatch::NeedMore => return Some(Step::Wait),
-            NameMatch::No => return None,
+            // A departure of the layout is read for declared names only (not rule R22).
+            NameMatch::No | NameMatch::Undeclared(_) => return None,
         }
         self.diag(abs + skip, "another tool call in the same call block (rule R16)");
         self.begin_call(abs + skip, "");
@@ -840,6 +846,8 @@ impl AutoParser {
 pub(super) enum NameMatch {
     /// (tool index, bytes of the name)
     Found(usize, usize),
+    /// A well-formed name the request did not declare, delimited by the layout (rule R22): its bytes.
+    Undeclared(usize),
     NeedMore,
     No,
 }
@@ -863,18 +871,13 @@ pub(super) fn match_name(text: &str, t: &ToolConfig, eof: bool) -> NameMatch {
             // Literal calls (`f(…)`, `f{…}`): the name is followed by the arguments' opening.
             let follower = if t.name_suffix.is_empty() && t.literal { &t.args_start } else { &t.name_suffix };
             let ok = if let Some(head) = &t.counter_head {
-                // Numbered header: the name is followed by `head` and a digit.
-                match after.strip_prefix(head.as_str()) {
-                    Some(r) if r.starts_with(|c: char| c.is_ascii_digit()) => true,
-                    Some("") if !eof => {
+                match counter_follows(after, head, eof) {
+                    Expect::Matched(_) => true,
+                    Expect::NeedMore => {
                         need = true;
                         false
                     }
-                    None if !eof && head.starts_with(after) => {
-                        need = true;
-                        false
-                    }
-                    _ => false,
+                    Expect::No => false,
                 }
             } else if follower.is_empty() {
                 if after.is_empty() && !eof {
@@ -903,6 +906,72 @@ pub(super) fn match_name(text: &str, t: &ToolConfig, eof: bool) -> NameMatch {
     match best {
         _ if need && !eof => NameMatch::NeedMore,
         Some((i, n)) => NameMatch::Found(i, n),
-        None => NameMatch::No,
+        None => match_undeclared(text, t, eof),
+    }
+}
+
+/// Numbered header: whether the text after a name is `head` and a digit.
+fn counter_follows(after: &str, head: &str, eof: bool) -> Expect {
+    match after.strip_prefix(head) {
+        Some(r) if r.starts_with(|c: char| c.is_ascii_digit()) => Expect::Matched(0),
+        Some("") if !eof => Expect::NeedMore,
+        None if !eof && head.starts_with(after) => Expect::NeedMore,
+        _ => Expect::No,
+    }
+}
+
+/// A name the request did not declare (rule R22), where the layout delimits it: followed by the name
+/// suffix marker, the numbered header's counter, a literal call's arguments opening, or — in a call
+/// opened by a marker, with nothing between name and arguments (`<tool_call>f<arg_key>`) — the
+/// arguments' first marker (not the call's end: `<tool_call>get_weatherX</tool_call>` reads as a
+/// misspelt declared name as much as another tool). Never more than [`MAX_TOOL_NAME`] bytes are
+/// held to decide.
+fn match_undeclared(text: &str, t: &ToolConfig, eof: bool) -> NameMatch {
+    if !t.undeclared {
+        return NameMatch::No;
+    }
+    let opened = !t.per_call_start.is_empty() || !t.name_prefix.is_empty();
+    let args = if t.args_start.is_empty() { &t.arg_name_prefix } else { &t.args_start };
+    let followers: Vec<&Marker> = if !t.name_suffix.is_empty() {
+        vec![&t.name_suffix]
+    } else if t.literal {
+        vec![&t.args_start]
+    } else if opened {
+        vec![args]
+    } else {
+        Vec::new()
+    };
+    let followers: Vec<&Marker> = followers.into_iter().filter(|m| !m.is_empty()).collect();
+    if followers.is_empty() && t.counter_head.is_none() {
+        return NameMatch::No;
+    }
+    let n = text.len() - text.trim_start_matches(is_tool_name_char).len();
+    let after = &text[n..];
+    if n > MAX_TOOL_NAME {
+        return NameMatch::No;
+    }
+    if after.is_empty() {
+        return if eof { NameMatch::No } else { NameMatch::NeedMore };
+    }
+    if n == 0 {
+        return NameMatch::No;
+    }
+    let delimited = match &t.counter_head {
+        Some(head) => counter_follows(after, head, eof),
+        None => {
+            let seen: Vec<Expect> = followers.iter().map(|m| m.expect(after, eof)).collect();
+            if seen.iter().any(|e| matches!(e, Expect::Matched(_))) {
+                Expect::Matched(0)
+            } else if seen.contains(&Expect::NeedMore) {
+                Expect::NeedMore
+            } else {
+                Expect::No
+            }
+        }
+    };
+    match delimited {
+        Expect::Matched(_) => NameMatch::Undeclared(n),
+        Expect::NeedMore => NameMatch::NeedMore,
+        Expect::No => NameMatch::No,
     }
 }
