@@ -87,7 +87,24 @@ pub fn parser_prefill(analysis: &Analysis, generation_prompt: &str, options: &Re
     if !start.is_empty() {
         // The last occurrence: a continued message may repeat the marker after the template's own.
         if let Some(p) = generation_prompt.rfind(start) {
-            return generation_prompt.get(p..).unwrap_or("").to_string();
+            let prefill = generation_prompt.get(p..).unwrap_or("");
+            // Whitespace the prompt wrote after closing the reasoning it opened (thinking off:
+            // `<think>\n\n</think>\n`) is the template's layout, not model output: it must not become
+            // content. A continued message's own text is kept.
+            // The whitespace the end marker itself carries (`</think>\n\n`) stays: the parser skips it
+            // there, and cutting it would make it skip the model's own.
+            let end = analysis.reasoning.end.trim_matches(is_space);
+            let end_trail = analysis.reasoning.end.trim_start_matches(is_space).get(end.len()..).unwrap_or("");
+            if !end.is_empty() && options.continued_content().is_none() {
+                if let Some(q) = prefill.rfind(end).map(|q| q + end.len()) {
+                    let after = &prefill[q..];
+                    if q > start.len() && after.chars().all(is_space) {
+                        let kept = after.bytes().zip(end_trail.bytes()).take_while(|(a, b)| a == b).count();
+                        return prefill[..q + kept].to_string();
+                    }
+                }
+            }
+            return prefill.to_string();
         }
     }
     if let Some(content) = options.continued_content() {
