@@ -17,6 +17,7 @@ mod call_syntax_swap;
 mod dropped;
 mod json_departures;
 mod json_hold;
+mod json_in_tagged;
 mod lenient_markers;
 mod tool;
 mod untyped_value;

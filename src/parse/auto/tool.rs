@@ -161,6 +161,9 @@ pub struct Call {
     /// The call is read as a JSON call object (whatever the format: also rules R16, R18), so its
     /// arguments are JSON.
     pub json_object: bool,
+    /// A JSON call object read where the template writes a tagged call (rule R23): the call's own
+    /// end marker closes it.
+    pub json_in_tagged: bool,
 }
 
 impl AutoParser {
@@ -173,7 +176,9 @@ impl AutoParser {
             ToolStep::JsonOpen => self.json_open_departure(text, abs).or_else(|| self.pythonic_in_json(text, abs, eof)),
             ToolStep::JsonObj => self.pythonic_in_json(text, abs, eof),
             ToolStep::JsonAfter => self.json_after_departure(text, abs, eof),
-            ToolStep::Name => self.json_in_pythonic_departure(text, abs),
+            ToolStep::Name => self.json_in_pythonic_departure(text, abs).or_else(|| self.json_call_in_tagged(step, text, abs, eof)),
+            ToolStep::NamePrefix => self.json_call_in_tagged(step, text, abs, eof),
+            ToolStep::ArgNext => self.json_body_in_tagged(text, abs, eof),
             ToolStep::Section => self.section_separator_departure(text, abs),
             ToolStep::AfterArgs(k) if k != Closing::ArgsEnd => self.literal_call_after_departure(text, abs, eof),
             _ => None,
@@ -345,7 +350,10 @@ impl AutoParser {
                 }
             }
             ToolStep::ArgsOpen => {
-                self.call.header_ready = true;
+                // Tagged arguments: the header waits for the first argument (rule R26, `json_in_tagged.rs`).
+                if !super::json_in_tagged::tagged(t) {
+                    self.call.header_ready = true;
+                }
                 let next = if t.format == ToolFormat::TagWithTagged { ToolStep::ArgNext } else { ToolStep::JsonArgs };
                 if t.args_start.is_empty() {
                     return goto(self, next, 0);
@@ -546,14 +554,15 @@ impl AutoParser {
             }
             ToolStep::RepeatedClose(closer) => self.step_repeated_close(closer, text, abs, eof),
             ToolStep::JsonEnd => {
-                let m = if !t.section_start.is_empty() { &t.section_end } else { &t.per_call_end };
+                let own_end = self.call.json_in_tagged || t.section_start.is_empty();
+                let m = if own_end { &t.per_call_end } else { &t.section_end };
                 if m.is_empty() {
                     return self.unwritten_closer(text, abs, eof).unwrap_or_else(|| self.end_call());
                 }
                 match m.expect(text, eof) {
                     Expect::Matched(n) => {
                         self.trail = m.trail.clone();
-                        let closer = if !t.section_start.is_empty() { Closer::Section } else { Closer::Call };
+                        let closer = if own_end { Closer::Call } else { Closer::Section };
                         goto(self, ToolStep::RepeatedClose(closer), n)
                     }
                     Expect::NeedMore => Step::Wait,
