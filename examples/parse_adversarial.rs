@@ -20,18 +20,31 @@ const SIZES: [usize; 4] = [1 << 10, 1 << 14, 1 << 17, 1 << 20];
 /// slice and its best run is never preempted, while a 1 MB parse (≈ 0.1 s) always is, so wall-clock
 /// time per byte rose 10–20× with size although CPU time per byte stayed flat (`perf stat`: 48 ns/B
 /// at 16 KB, 40 ns/B at 1 MB, with 0.16–0.26 CPUs utilized).
-fn ns_per_byte(a: &chat_autoparser::analysis::Analysis, gp: &str, unit: &str, size: usize) -> f64 {
+fn ns_per_byte(a: &chat_autoparser::analysis::Analysis, gp: &str, options: &RequestOptions, unit: &str, size: usize) -> f64 {
     let text = unit.repeat(size.div_ceil(unit.len()));
     let reps = ((1usize << 20) / text.len()).max(1);
     let mut best = f64::MAX;
     for _ in 0..5 {
         let t0 = Instant::now();
         for _ in 0..reps {
-            let _ = std::hint::black_box(parse_output(a, gp, &text, &RequestOptions::default()));
+            let _ = std::hint::black_box(parse_output(a, gp, &text, options));
         }
         best = best.min(t0.elapsed().as_nanos() as f64 / (text.len() * reps) as f64);
     }
     best
+}
+
+const TOOL: &str = "get_weather";
+
+/// Call openings that stop before the call is whole: up to the id (an id marker never closed), and up to
+/// the first argument's name (a name never closed), in the analysed layout.
+fn call_headers(a: &chat_autoparser::analysis::Analysis) -> Vec<String> {
+    let (f, func, args, id) = (&a.tools.format, &a.tools.function, &a.tools.arguments, &a.tools.call_id);
+    if f.section_start.is_empty() && f.per_call_start.is_empty() && func.name_prefix.is_empty() {
+        return Vec::new();
+    }
+    let head = format!("{}{}{}{TOOL}{}", f.section_start, f.per_call_start, func.name_prefix, func.name_suffix);
+    vec![format!("{head}{}", id.prefix), format!("{head}{}{}", args.start, args.name_prefix)]
 }
 
 fn main() {
@@ -49,17 +62,22 @@ fn main() {
             println!("{name:<48} analysis failed");
             continue;
         };
-        let gp = generation_prompt(&t, a, &RequestOptions::default()).unwrap_or_default();
+        // One declared tool, so that the tool-call states run too (calls broken in their header, id or
+        // first argument name are rolled back into content and must not be searched for again to the end).
+        let options = RequestOptions { tools: vec![serde_json::json!({ "type": "function", "function": { "name": TOOL, "parameters": { "type": "object", "properties": { "city": { "type": "string" } } } } })], ..Default::default() };
+        let gp = generation_prompt(&t, a, &options).unwrap_or_default();
         let mut units: Vec<String> = a.preserved_tokens.iter().filter(|m| !m.is_empty()).cloned().collect();
         units.push(units.concat());
+        units.extend(call_headers(a));
         units.retain(|u| !u.is_empty());
+        units.dedup();
         let (mut t_worst, mut t_case, mut small_big) = (0f64, String::new(), (0.0, 0.0));
         for unit in &units {
             // A size whose time per byte is already 50× the 1 KB one stops the series (a quadratic parse of
             // 1 MB would take minutes); the ratio reported is then the one reached so far, marked `stopped`.
             let mut per: Vec<f64> = Vec::new();
             for &s in &SIZES {
-                per.push(ns_per_byte(a, &gp, unit, s));
+                per.push(ns_per_byte(a, &gp, &options, unit, s));
                 if per[per.len() - 1] > 50.0 * per[0].max(1.0) {
                     stopped.push(format!("{name} {:?} at {s} bytes", unit.chars().take(40).collect::<String>()));
                     break;

@@ -88,6 +88,10 @@ pub struct AutoParser {
     /// A stray reasoning end marker in content, with thinking on, and the whitespace after it: kept
     /// as content once other text follows, dropped if the output ends here (rule R4).
     stray_close: Option<(String, String, usize)>,
+    /// `(end marker, from, to)`: the reasoning end marker starts nowhere in absolute `[from, to)`.
+    /// Every call opener inside open reasoning searches for it (rule R1); without this, repeated
+    /// openers would each search the rest of the output again (quadratic).
+    end_absent: Option<(String, usize, usize)>,
     call: Call,
     /// `settle(is_partial)`: a JSON call still being written is reported with its arguments so far.
     flush_partial: bool,
@@ -145,6 +149,7 @@ impl AutoParser {
             trail: String::new(),
             opener_missing: false,
             stray_close: None,
+            end_absent: None,
             call: Call::default(),
             flush_partial: false,
             calls: 0,
@@ -439,7 +444,11 @@ impl AutoParser {
             self.state = State::Content;
             return Step::Adv(0);
         };
-        let from = floor_boundary(text, scanned.saturating_sub(abs));
+        // Skip what an earlier search already found free of the end marker.
+        let known = self.end_absent.as_ref().filter(|(core, a, b)| *core == end.core && *a <= scanned && scanned < *b).map(|(_, a, b)| (*a, *b));
+        let from_abs = known.map_or(scanned, |(_, b)| b);
+        let from = floor_boundary(text, from_abs.saturating_sub(abs));
+        let absent_from = known.map_or(scanned, |(a, _)| a);
         match end.find(text.get(from..).unwrap_or("")).map(|(s, e)| (s + from, e + from)) {
             Some((s, e)) => {
                 // Closed later: the call was part of the reasoning (a call the model thought about).
@@ -452,13 +461,18 @@ impl AutoParser {
                 Step::Adv(e)
             }
             None if eof => {
+                self.end_absent = Some((end.core.clone(), absent_from, abs + text.len()));
                 let message = if self.tools().is_some() { "tool call inside open reasoning: reasoning ended at the call (rule R1)" } else { NO_TOOLS_OPENER };
                 self.diag(abs, message);
                 self.state = State::Content;
                 Step::Adv(0)
             }
             None => {
-                self.state = State::ReasoningCall { scanned: abs + text.len().saturating_sub(end.max_len()) };
+                let upto = abs + text.len().saturating_sub(end.max_len());
+                if upto > absent_from {
+                    self.end_absent = Some((end.core.clone(), absent_from, upto));
+                }
+                self.state = State::ReasoningCall { scanned: upto.max(scanned) };
                 Step::Wait
             }
         }

@@ -314,12 +314,16 @@ impl AutoParser {
             },
             ToolStep::IdValue(at) => {
                 let ends: Vec<&Marker> = [&t.id_suffix, &t.args_start, &t.name_prefix, &t.close, &t.per_call_end, &t.section_end].into_iter().filter(|m| !m.is_empty()).collect();
-                let scope = search_scope(text, &ends);
-                let found = ends.iter().filter_map(|m| m.find(scope)).map(|(s, _)| s).min();
-                // Without any end marker the id is one word (ends at whitespace or the arguments).
-                let stop = if ends.is_empty() { text.find(|c: char| is_space(c) || c == '{' || c == '[') } else { found };
                 // The id must end within the limit (one byte for the word end without markers).
                 let reach = if ends.is_empty() { 1 } else { longest(&ends) };
+                // Searched only as far as an id within the limit can end: the decisions below are the
+                // same, and a call that fails here is not re-scanned to the end of the text each time
+                // (repeated `[CALL_ID]` headers without their `[ARGS]` were quadratic).
+                let window = text.get(..super::floor_boundary(text, MAX_NAME + reach + 4)).unwrap_or(text);
+                let scope = search_scope(window, &ends);
+                let found = ends.iter().filter_map(|m| m.find(scope)).map(|(s, _)| s).min();
+                // Without any end marker the id is one word (ends at whitespace or the arguments).
+                let stop = if ends.is_empty() { window.find(|c: char| is_space(c) || c == '{' || c == '[') } else { found };
                 match stop {
                     Some(s) if s > MAX_NAME => Step::Fail("call id too long", 0),
                     Some(s) => {
