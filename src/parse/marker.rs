@@ -126,15 +126,14 @@ impl Marker {
     /// spelling could still extend once more text comes (the text ends inside it) is not reported:
     /// [`Marker::holdback`] keeps it, so the whole text and every chunking see the same spelling.
     fn find_spelling(&self, text: &str) -> Option<(usize, usize)> {
-        let mut best: Option<(usize, usize)> = None;
-        for s in self.spellings() {
-            if let Some(p) = text.find(s) {
-                if best.is_none_or(|(bp, bl)| p < bp || (p == bp && s.len() > bl)) {
-                    best = Some((p, s.len()));
-                }
-            }
-        }
-        let (p, len) = best?;
+        // The earliest position where a spelling starts (the longest there). One pass that stops at the
+        // first match: searching each spelling over the whole text made a spelling that never occurs
+        // cost the rest of the output on every call (quadratic on repeated markers).
+        let firsts: Vec<u8> = self.spellings().filter_map(|s| s.as_bytes().first().copied()).collect();
+        let (p, len) = text.bytes().enumerate().filter(|(i, b)| firsts.contains(b) && text.is_char_boundary(*i)).find_map(|(i, _)| {
+            let rest = text.get(i..).unwrap_or("");
+            self.spellings().filter(|s| !s.is_empty() && rest.starts_with(*s)).map(str::len).max().map(|l| (i, l))
+        })?;
         let tail = text.get(p..).unwrap_or("");
         if self.spellings().any(|s| s.len() > tail.len() && s.starts_with(tail)) {
             return None;
