@@ -6,6 +6,7 @@ use crate::analysis::{fallback_formats, fallback_grammar_applies, Analysis, Reas
 use crate::api::{Delta, RequestOptions};
 use crate::gbnf::{token_units, Expr, Shape, Tool, ToolGrammar};
 use crate::parse::auto::AutoParser;
+use crate::parse::marker::Marker;
 use crate::text::is_space;
 use crate::parse::OutputParser;
 use crate::Result;
@@ -90,16 +91,14 @@ pub fn parser_prefill(analysis: &Analysis, generation_prompt: &str, options: &Re
             let prefill = generation_prompt.get(p..).unwrap_or("");
             // Whitespace the prompt wrote after closing the reasoning it opened (thinking off:
             // `<think>\n\n</think>\n`) is the template's layout, not model output: it must not become
-            // content. A continued message's own text is kept.
-            // The whitespace the end marker itself carries (`</think>\n\n`) stays: the parser skips it
-            // there, and cutting it would make it skip the model's own.
-            let end = analysis.reasoning.end.trim_matches(is_space);
-            let end_trail = analysis.reasoning.end.trim_start_matches(is_space).get(end.len()..).unwrap_or("");
-            if !end.is_empty() && options.continued_content().is_none() {
-                if let Some(q) = prefill.rfind(end).map(|q| q + end.len()) {
+            // content. The end marker's own trailing whitespace (`</think>\n\n`) stays, since the parser
+            // skips it there and cutting it would make it skip the model's; a continued message's text is kept.
+            let end = Marker::new(&analysis.reasoning.end);
+            if !end.core.is_empty() && options.continued_content().is_none() {
+                if let Some(q) = prefill.rfind(end.core.as_str()).map(|q| q + end.core.len()) {
                     let after = &prefill[q..];
                     if q > start.len() && after.chars().all(is_space) {
-                        let kept = after.bytes().zip(end_trail.bytes()).take_while(|(a, b)| a == b).count();
+                        let kept = after.bytes().zip(end.trail.bytes()).take_while(|(a, b)| a == b).count();
                         return prefill[..q + kept].to_string();
                     }
                 }

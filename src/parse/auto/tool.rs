@@ -22,6 +22,13 @@ fn past_name_limit(text: &str, marker: usize) -> bool {
     text.len() > MAX_NAME + marker
 }
 
+/// The start of `text` in which a name, id or argument name within `MAX_NAME` and its closing marker
+/// (up to `marker` bytes) can lie: searching further decides nothing more, and a call that fails
+/// would otherwise search the rest of the output again each time.
+fn name_window(text: &str, marker: usize) -> &str {
+    text.get(..super::floor_boundary(text, MAX_NAME + marker + 4)).unwrap_or(text)
+}
+
 /// The longest `lead + core` among `markers`.
 fn longest(markers: &[&Marker]) -> usize {
     markers.iter().map(|m| m.lead.len() + m.core.len()).max().unwrap_or(0)
@@ -319,7 +326,7 @@ impl AutoParser {
                 // Searched only as far as an id within the limit can end: the decisions below are the
                 // same, and a call that fails here is not re-scanned to the end of the text each time
                 // (repeated `[CALL_ID]` headers without their `[ARGS]` were quadratic).
-                let window = text.get(..super::floor_boundary(text, MAX_NAME + reach + 4)).unwrap_or(text);
+                let window = name_window(text, reach);
                 let scope = search_scope(window, &ends);
                 let found = ends.iter().filter_map(|m| m.find(scope)).map(|(s, _)| s).min();
                 // Without any end marker the id is one word (ends at whitespace or the arguments).
@@ -413,7 +420,7 @@ impl AutoParser {
                 let reach = longest(&[end, &t.typed_value_prefix]);
                 // Searched only as far as a name within the limit can end (the decisions below are the
                 // same): a whole text is not scanned again for every call that breaks here.
-                let window = text.get(..super::floor_boundary(text, MAX_NAME + reach + 4)).unwrap_or(text);
+                let window = name_window(text, reach);
                 let found = end.find(window).or_else(|| if eof && end.is_empty() { Some((text.len(), text.len())) } else { None });
                 // A typed value prefix right after the name says the value is JSON.
                 let typed = if t.arg_name_suffix.is_empty() { t.typed_value_prefix.find(window) } else { None };
