@@ -92,6 +92,23 @@ fn compare_thinking_enabled(pr: &mut Prober, r: &mut ReasoningAnalysis) {
         // (The prompt may end in whitespace after the closing tag: `<think>\n\n</think>\n\n`.)
         let closes = |out: &str| out.ends_with(lt) || trim_ws(out).ends_with(lt);
         if !lt.is_empty() && closes(&cmp.output_a) && r.end.is_empty() {
+            // The whole empty block can be the difference (`<think>\n\n</think>`, where the prompt
+            // of thinking on opens nothing): its two markers are the opener and the closer.
+            let pair = prune_whitespace_segments(segmentize_markers(lt));
+            if pair.len() == 2 && pair.iter().all(|s| s.kind == SegmentKind::Marker) {
+                // The blank inside the block is shared between the two markers (`<think>\n` and
+                // `\n</think>`), and what follows the closer stays with it, as R1 finds them.
+                let (open, close) = (&pair[0].value, &pair[1].value);
+                let inner = lt.strip_prefix(open.as_str()).and_then(|s| s.strip_suffix(close.as_str())).unwrap_or("");
+                let half = inner.char_indices().nth(inner.chars().count().div_ceil(2)).map_or(inner.len(), |(i, _)| i);
+                let after = d.left.find(lt).map_or("", |p| &d.left[p + lt.len()..]);
+                if r.start.is_empty() {
+                    r.start = format!("{open}{}", &inner[..half]);
+                }
+                r.end = format!("{}{close}{after}", &inner[half..]);
+                r.mode = ReasoningMode::TagBased;
+                return;
+            }
             let seg = prune_whitespace_segments(segmentize_markers(trim_ws(&cmp.output_a)));
             if seg.len() >= 2 && seg[seg.len() - 1].value == lt && seg[seg.len() - 2].kind == SegmentKind::Marker {
                 r.start = seg[seg.len() - 2].value.clone();

@@ -142,6 +142,11 @@ impl Diagnostics {
         self.origin = origin;
     }
 
+    /// Is this input offset in the generation prompt read before the model output?
+    pub fn in_prompt(&self, at: usize) -> bool {
+        at < self.origin
+    }
+
     /// All so far.
     pub fn list(&self) -> &[crate::api::Diagnostic] {
         &self.list

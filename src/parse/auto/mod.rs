@@ -256,6 +256,15 @@ impl AutoParser {
     }
 
     /// A reasoning block opens (its whitespace not yet seen).
+    /// A reasoning block opening at `abs` in the output of a request that turned thinking off: its
+    /// canonical output has none, but what the model wrote there is still reasoning, not content
+    /// (issue #13), read with a diagnostic. The prompt's own closed block is no departure.
+    fn note_thinking_off_block(&mut self, abs: usize) {
+        if !self.cfg.thinking && !self.diags.in_prompt(abs) {
+            self.diag(abs, "reasoning block although the request turned thinking off: read as reasoning (rule R27)");
+        }
+    }
+
     fn reasoning_state() -> State {
         State::Reasoning { ws: String::new(), started: false, checked: false }
     }
@@ -406,6 +415,8 @@ impl AutoParser {
                     return step;
                 }
                 self.note_spelling(start, text.get(..n).unwrap_or(""), abs);
+                let lead = text.len() - text.trim_start_matches(is_space).len();
+                self.note_thinking_off_block(abs + lead);
                 self.trail = start.trail.clone();
                 self.state = Self::reasoning_state();
                 Step::Adv(n)
@@ -823,6 +834,7 @@ impl AutoParser {
         self.emit_content(before, out);
         if opens {
             self.note_spelling(start, text.get(s..e).unwrap_or(""), abs + s);
+            self.note_thinking_off_block(abs + s);
             self.trail = start.trail.clone();
             self.state = Self::reasoning_state();
         } else {
