@@ -12,6 +12,10 @@
 //! that appear only with the switch on name the reasoning tags, and a second pair the content
 //! wrapper that goes with reasoning.
 //!
+//! R6: a generation prompt that ends by opening a tag (`<|im_start|>assistant\n<think>`) which the
+//! same reply in the history does not show opens a block the model continues and the history drops:
+//! reasoning, closed by the tag's pair `</x>`. (A content wrapper shows in the history too.)
+//!
 //! Once the tags are known, a content "wrapper" C1 found that opens with the reasoning start is the
 //! reasoning block the template opens before every reply (Nemotron Nano v2 renders the last turn as
 //! `<think>\n` + text): the reasoning start is taken as printed and the content is plain.
@@ -52,7 +56,30 @@ pub fn analyze(pr: &mut Prober, a: &mut Analysis) {
             named += &format!(" and {cs}{ce}");
         }
         pr.diagnostics.push(format!("reasoning: the instructions added with thinking on name {named}; read as the model's tags"));
+        return;
     }
+    if let Some((start, name)) = prompt_opened_tag(pr) {
+        let end = format!("</{name}>");
+        set_reasoning(a, &start, &end);
+        pr.diagnostics.push(format!(
+            "reasoning: the generation prompt opens `<{name}>`, which a past reply does not show; read as the model's reasoning, closed by `{end}`"
+        ));
+    }
+}
+
+/// R6: the tag the generation prompt opens after the reply's own prefix (as printed, with the
+/// whitespace around it) and its name — only when a past reply renders without it.
+fn prompt_opened_tag(pr: &mut Prober) -> Option<(String, String)> {
+    let mut p = Params::new(vec![user(USER_MSG)]);
+    p.add_generation_prompt = true;
+    let prompt = pr.render(&p).ok()?;
+    let history = pr.render(&Params::new(vec![user(USER_MSG), assistant_text(ASSISTANT_MSG)])).ok()?;
+    let shared = common_prefix_len(&prompt, &history);
+    let tail = prompt.get(shared..)?;
+    let tag = trim_ws(tail);
+    let name = tag.strip_prefix('<')?.strip_suffix('>')?;
+    let valid = !name.is_empty() && name.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    (valid && history.contains(ASSISTANT_MSG) && !history[shared..].contains(tag)).then(|| (tail.to_string(), name.to_string()))
 }
 
 fn set_reasoning(a: &mut Analysis, start: &str, end: &str) {
