@@ -83,6 +83,9 @@ pub struct AutoParser {
     emit: Emitter,
     /// Optional whitespace (a marker's trailing whitespace) to skip next.
     trail: String,
+    /// A call (or call section) just ended: whitespace up to the next call or the end of the output
+    /// is the layout between calls, not content (see `layout_after_call`).
+    after_call: bool,
     /// The delimiter-reasoning state stands in for a missing start marker (rule R5).
     opener_missing: bool,
     /// A stray reasoning end marker in content, with thinking on, and the whitespace after it: kept
@@ -147,6 +150,7 @@ impl AutoParser {
             input: Input::default(),
             emit: Emitter::new(format, false),
             trail: String::new(),
+            after_call: false,
             opener_missing: false,
             stray_close: None,
             end_absent: None,
@@ -649,10 +653,51 @@ impl AutoParser {
         }
     }
 
+    /// Right after a call: whitespace followed by the next call's opener, or by the end of the
+    /// output, is the layout between and after calls (templates write a line break there), not
+    /// content — a message of calls alone has no content. Held until that is known; followed by
+    /// anything else it is content as usual.
+    fn layout_after_call(&mut self, text: &str, eof: bool) -> Option<Step> {
+        if !self.after_call {
+            return None;
+        }
+        let ws = text.len() - text.trim_start_matches(is_space).len();
+        let next = if ws == text.len() {
+            if !eof {
+                return Some(Step::Wait);
+            }
+            Expect::Matched(0)
+        } else {
+            let Some(t) = self.tools() else {
+                self.after_call = false;
+                return None;
+            };
+            match (t.trigger.expect(text, eof), t.call_trigger.expect(text, eof)) {
+                (Expect::Matched(n), _) | (_, Expect::Matched(n)) => Expect::Matched(n),
+                (Expect::NeedMore, _) | (_, Expect::NeedMore) => Expect::NeedMore,
+                _ => Expect::No,
+            }
+        };
+        match next {
+            Expect::NeedMore => Some(Step::Wait),
+            Expect::Matched(_) if ws > 0 => {
+                self.after_call = false;
+                Some(Step::Adv(ws))
+            }
+            _ => {
+                self.after_call = false;
+                None
+            }
+        }
+    }
+
     fn step_content(&mut self, text: &str, abs: usize, eof: bool, out: &mut Vec<Delta>) -> Step {
         let Some(skipped) = self.skip_trail(text, eof) else { return Step::Wait };
         if skipped > 0 {
             return Step::Adv(skipped);
+        }
+        if let Some(step) = self.layout_after_call(text, eof) {
+            return step;
         }
         // Every marker this step looks for is searched only up to the first one present (see search_scope).
         let cfg = Rc::clone(&self.cfg);
@@ -980,7 +1025,7 @@ impl Machine for AutoParser {
     /// is plain text the text state would emit whole. Emitting it directly skips the buffer copy
     /// and the per-marker searches; the result is the same as stepping.
     fn fast_path(&mut self, chunk: &str, out: &mut Vec<Delta>) -> bool {
-        if !self.trail.is_empty() || chunk.bytes().any(|b| self.text_marker_bytes[usize::from(b)]) {
+        if !self.trail.is_empty() || self.after_call || chunk.bytes().any(|b| self.text_marker_bytes[usize::from(b)]) {
             return false;
         }
         match self.state {
