@@ -1,4 +1,4 @@
-//! Phase 5 — reasoning tags that no ordinary render shows (R4, R5). Runs only when R1–R3 found no
+//! Phase 5 — reasoning tags that no ordinary render shows (R4, R5, R6). Runs only when R1–R3 found no
 //! reasoning format, after the preserved tokens are collected (its tokens come last).
 //!
 //! R4: a template that cuts `…</x>` out of past assistant content (`content.split('</think>')[-1]`)
@@ -11,6 +11,10 @@
 //! <think></think> and your response between <response></response>"). Empty tag pairs `<x></x>`
 //! that appear only with the switch on name the reasoning tags, and a second pair the content
 //! wrapper that goes with reasoning.
+//!
+//! R6: a template that opens a tag at the end of its generation prompt (`<|im_start|>assistant\n<think>`)
+//! and never closes it anywhere in its source nor shows it in past turns: the reply begins inside
+//! that block, which by the tag-pair convention ends at `</x>` (OLMo 3 Think's template).
 //!
 //! Once the tags are known, a content "wrapper" C1 found that opens with the reasoning start is the
 //! reasoning block the template opens before every reply (Nemotron Nano v2 renders the last turn as
@@ -52,6 +56,13 @@ pub fn analyze(pr: &mut Prober, a: &mut Analysis) {
             named += &format!(" and {cs}{ce}");
         }
         pr.diagnostics.push(format!("reasoning: the instructions added with thinking on name {named}; read as the model's tags"));
+        return;
+    }
+    if let Some(name) = prompt_opened_tag(pr) {
+        set_reasoning(a, &format!("<{name}>"), &format!("</{name}>"));
+        pr.diagnostics.push(format!(
+            "reasoning: the generation prompt ends by opening `<{name}>`, which the template never closes; read as the model's reasoning tags `<{name}>…</{name}>`"
+        ));
     }
 }
 
@@ -121,6 +132,32 @@ fn instructed_pairs(pr: &mut Prober) -> Vec<(String, String)> {
     empty_pairs(&on[shared.min(on.len())..]).into_iter().filter(|p| !before.contains(p)).collect()
 }
 
+/// R6: the tag `<name>` the generation prompt ends with, when the source never writes `</name>` and a
+/// finished conversation (past assistant turns included) never shows `<name>` — so it is no role tag.
+fn prompt_opened_tag(pr: &mut Prober) -> Option<String> {
+    let mut p = Params::new(vec![user(USER_MSG)]);
+    p.add_generation_prompt = true;
+    p.switches = THINKING_SWITCHES.iter().map(|s| (s.to_string(), true.into())).collect();
+    let prompt = pr.render(&p).ok()?;
+    let name = trailing_open_tag(&prompt)?;
+    let (open, close) = (format!("<{name}>"), format!("</{name}>"));
+    if pr.template.source().contains(&close) {
+        return None;
+    }
+    let past = Params::new(vec![user(USER_MSG), assistant_text(ASSISTANT_MSG), user(USER_MSG_TWO), assistant_text(LATER_REPLY)]);
+    let history = pr.render(&past).ok()?;
+    (!history.contains(&open)).then_some(name)
+}
+
+/// The name of the tag `<name>` that `text` ends with (trailing whitespace aside).
+fn trailing_open_tag(text: &str) -> Option<String> {
+    let body = text.trim_end().strip_suffix('>')?;
+    let name = &body[body.rfind('<')? + 1..];
+    let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    valid.then(|| name.to_string())
+}
+
 /// `<x></x>` pairs in `text`, in order.
 fn empty_pairs(text: &str) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
@@ -147,6 +184,15 @@ mod tests {
     fn closing_tags_are_read_from_the_source() {
         let src = "{% set c = content.split('</think>')[-1] %}{{ '</tool_call>' }}</ 3></think>";
         assert_eq!(closing_tag_names(src), vec!["think".to_string(), "tool_call".to_string()]);
+    }
+
+    #[test]
+    fn a_trailing_open_tag_is_named() {
+        assert_eq!(trailing_open_tag("<|im_start|>assistant\n<think>\n").as_deref(), Some("think"));
+        assert_eq!(trailing_open_tag("<|im_start|>assistant\n"), None);
+        assert_eq!(trailing_open_tag("<|assistant|>"), None);
+        assert_eq!(trailing_open_tag("x</think>"), None);
+        assert_eq!(trailing_open_tag("<a b>"), None);
     }
 
     #[test]
