@@ -13,7 +13,9 @@
 //!   without `arguments` (the source asserts only the name) is not compared there. `id` is compared
 //!   only when the expected call gives one.
 //! - stream ≡ whole: the output is also pushed one character at a time, in chunks of 3 and 7 bytes
-//!   and in the source's own chunks; any difference from the whole-text result fails the case.
+//!   and in the source's own chunks (with `"splits": "every"`, also cut in two at every character
+//!   boundary, as sources that loop over every split do); any difference from the whole-text result
+//!   fails the case.
 //!
 //! `cargo test --test real_outputs -- --nocapture` prints the rates (`REAL_OUTPUTS_SHOW=<id prefix>` also
 //! prints the generation prompt and our message for those cases); `UPDATE_EXPECTATIONS=1` rewrites
@@ -153,6 +155,12 @@ fn run_case(case: &Value, templates: &mut HashMap<String, Result<ChatTemplate, S
     ];
     if let Some(src) = case.get("chunks").and_then(Value::as_array) {
         chunkings.push(("source chunks".into(), src.iter().filter_map(Value::as_str).collect()));
+    }
+    // `"splits": "every"`: the source parses the output cut in two at every offset.
+    if case.get("splits").and_then(Value::as_str) == Some("every") {
+        for at in (0..=output.len()).filter(|&at| output.is_char_boundary(at)) {
+            chunkings.push((format!("split at byte {at}"), vec![&output[..at], &output[at..]]));
+        }
     }
     for (label, chunks) in &chunkings {
         if chunks.concat() != output {

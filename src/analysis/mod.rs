@@ -5,7 +5,7 @@
 //! `content.rs`), tools (T1–T2 `tools.rs`, T3–T7 `tool_markers.rs`, T8 `call_layout.rs`), role
 //! markers (`roles.rs`), then the preserved-token union and the late phases that read what the
 //! common probes cannot: a content wrapper inside the assistant header (C2, `content.rs`),
-//! reasoning tags no render shows (R4–R5, `unrendered_reasoning.rs`); then the source-keyed
+//! reasoning tags no render shows (R4–R6, `unrendered_reasoning.rs`); then the source-keyed
 //! [`workarounds`] and, for a template without a tool format, the tool-call markers its source
 //! names ([`fallback`]). Every comparison of the llama.cpp-compatible phases is kept in
 //! `Analysis.diffs` (checked in order against llama.cpp's record); T8, C2 and R4–R5 render their
