@@ -12,6 +12,9 @@
 //! that appear only with the switch on name the reasoning tags, and a second pair the content
 //! wrapper that goes with reasoning.
 //!
+//! R6: a generation prompt that ends by opening a tag the source never closes (`…assistant\n<think>`)
+//! starts the reply inside it: reasoning, closed by the conventional `</x>`.
+//!
 //! Once the tags are known, a content "wrapper" C1 found that opens with the reasoning start is the
 //! reasoning block the template opens before every reply (Nemotron Nano v2 renders the last turn as
 //! `<think>\n` + text): the reasoning start is taken as printed and the content is plain.
@@ -52,7 +55,34 @@ pub fn analyze(pr: &mut Prober, a: &mut Analysis) {
             named += &format!(" and {cs}{ce}");
         }
         pr.diagnostics.push(format!("reasoning: the instructions added with thinking on name {named}; read as the model's tags"));
+        return;
     }
+    if let Some(name) = prompt_opened_tag(pr) {
+        set_reasoning(a, &format!("<{name}>"), &format!("</{name}>"));
+        pr.diagnostics.push(format!(
+            "reasoning: the generation prompt opens `<{name}>`, which the template never closes; read as the model's reasoning, closed by `</{name}>`"
+        ));
+    }
+}
+
+/// R6: the generation prompt ends with an opening tag `<x>` that nothing in the source closes
+/// (`<|im_start|>assistant\n<think>`, no `</think>` anywhere): the reply starts inside that tag,
+/// which the model closes with `</x>` (the tag convention) — its reasoning.
+fn prompt_opened_tag(pr: &mut Prober) -> Option<String> {
+    let mut p = Params::new(vec![user(USER_MSG)]);
+    let without = pr.render(&p).ok()?;
+    p.add_generation_prompt = true;
+    let with = pr.render(&p).ok()?;
+    let prompt = with.strip_prefix(without.as_str())?.trim_end();
+    let name = prompt.strip_suffix('>')?.rsplit('<').next()?;
+    let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if !valid || pr.template.source().contains(&format!("</{name}>")) {
+        return None;
+    }
+    // The tag is the generation prompt's own, not the header every assistant turn starts with
+    // (`<start_assistant>`): a past assistant turn does not write it.
+    let past = pr.render(&Params::new(vec![user(USER_MSG), assistant_text(ASSISTANT_MSG)])).ok()?;
+    (!past.contains(&format!("<{name}>"))).then(|| name.to_string())
 }
 
 fn set_reasoning(a: &mut Analysis, start: &str, end: &str) {

@@ -44,6 +44,8 @@ const CALL_SYNTAX_OUTPUTS: &[(&str, bool, &str)] = &[
     // R26: a JSON object as a tagged call's arguments.
     ("Qwen3-Coder.jinja", false, "<tool_call>\n<function=get_weather>\n{\"city\": \"Paris\"}\n</function>\n</tool_call>"),
     ("deepseek-ai-DeepSeek-V3.2.jinja", false, "<｜DSML｜function_calls> <｜DSML｜invoke name=\"get_weather\"> { \"city\": \"Paris\" } </｜DSML｜invoke> </｜DSML｜function_calls>"),
+    // R20 + R16: pythonic calls one per line in one JSON call block.
+    ("Qwen-Qwen3-0.6B.jinja", false, "<tool_call>\nget_weather(city=\"Paris\")\nget_time(tz='UTC'); get_time()\n</tool_call>"),
     // R27: a call without its per-call opener right after the section opener.
     ("deepseek-ai-DeepSeek-V3.1.jinja", false, "<｜tool▁calls▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"Paris\"}<｜tool▁call▁end｜><｜tool▁call▁begin｜>get_time<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
     // R23: a JSON call object in a tagged call's markers.
