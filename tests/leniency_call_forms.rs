@@ -175,3 +175,24 @@ fn r16_several_literal_calls_in_one_call_block() {
     assert_eq!(calls(&m).len(), 1);
     assert!(m.content.contains("call:nope{}"), "{m:?}");
 }
+
+#[test]
+fn r27_a_call_without_its_opener_after_the_section_opener_is_read_from_its_name() {
+    const V31: &str = "deepseek-ai-DeepSeek-V3.1.jinja";
+    let o = RequestOptions { extra_context: json!({ "thinking": false }).as_object().cloned().unwrap_or_default(), ..opts() };
+    let (begin, call, sep, end, close) = ("<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>", "<｜tool▁calls▁end｜>");
+    // The first call without `<｜tool▁call▁begin｜>`, the second with it.
+    let out = format!(r#"{begin}get_weather{sep}{{"city": "Paris"}}{end}{call}get_time{sep}{{}}{end}{close}"#);
+    let (m, d) = parse(V31, &o, &out);
+    assert_eq!((calls(&m), m.content.as_str()), (two(), ""));
+    assert!(has(&d, "R31"), "{d:?}");
+    // The canonical layout says nothing.
+    let (m, d) = parse(V31, &o, &format!(r#"{begin}{call}get_weather{sep}{{"city": "Paris"}}{end}{close}"#));
+    assert_eq!(m.tool_calls.len(), 1);
+    assert!(!has(&d, "R31"), "{d:?}");
+    // No declared name after the section opener: no call, and the opener stays in the content.
+    let out = format!(r#"{begin}lookup{sep}{{"city": "Paris"}}{end}"#);
+    let (m, d) = parse(V31, &o, &out);
+    assert_eq!((m.tool_calls.len(), m.content.as_str()), (0, out.as_str()));
+    assert!(!has(&d, "R31") && d.iter().any(|x| x.contains("section not closed")), "{d:?}");
+}

@@ -165,3 +165,22 @@ fn r20_r21_in_the_fallback_of_templates_without_a_tool_format() {
     assert!(has(&d, "R20") && has(&d, "R13"), "{d:?}");
     stays_content(GEMMA2, "<tool_call>\nunknown_tool(city=\"Paris\")\n</tool_call>");
 }
+
+#[test]
+fn r20_r16_pythonic_calls_one_per_line_or_after_a_semicolon_in_one_json_call_block() {
+    for sep in ["\n", "; ", ";\n"] {
+        let out = format!("<tool_call>\nget_weather(city=\"Paris\"){sep}get_time()\n</tool_call>");
+        reads(QWEN3, &out, two(), "R20");
+        let (_, d) = parse(QWEN3, &out);
+        assert!(has(&d, "R16"), "{sep:?}: {d:?}");
+    }
+    // A JSON call object after a pythonic one, alike.
+    reads(QWEN3, "<tool_call>\nget_weather(city=\"Paris\")\n{\"name\": \"get_time\", \"arguments\": {}}\n</tool_call>", two(), "R16");
+    // On the same line with only a space between them the block is not read as two calls.
+    let (m, _) = parse(QWEN3, "<tool_call>\nget_weather(city=\"Paris\") get_time()\n</tool_call>");
+    assert_eq!(m.tool_calls.len(), 1, "{m:?}");
+    // An undeclared name on the next line is no call.
+    let (m, _) = parse(QWEN3, "<tool_call>\nget_weather(city=\"Paris\")\nunknown_tool()\n</tool_call>");
+    assert_eq!(calls(&m), weather());
+    assert!(m.content.contains("unknown_tool()"), "{m:?}");
+}

@@ -11,7 +11,7 @@
 //!   pythonic calls (`[get_weather(city="Paris")]`): read as a JSON call.
 
 use super::{AutoParser, State, Step};
-use super::tool::ToolStep;
+use super::tool::{match_name, NameMatch, ToolStep};
 use crate::parse::jsoncall::JsonCall;
 use crate::text::is_space;
 use serde_json::Value;
@@ -78,8 +78,16 @@ impl AutoParser {
             return (sep == 1 && !eof).then_some(Step::Wait);
         }
         let end = if !t.section_start.is_empty() { &t.section_end } else { &t.per_call_end };
+        // Or a pythonic call of a declared tool (`f(…)`, rule R20) on the next line or after `;`.
+        let pythonic = !after.starts_with('{') && (sep == 1 || text[..text.len() - rest.len()].contains('\n'));
+        let pythonic = pythonic
+            && match self.cfg.pythonic.as_ref().and_then(|v| v.tools.as_ref()).map(|vt| match_name(after, vt, eof)) {
+                Some(NameMatch::NeedMore) => return Some(Step::Wait),
+                Some(NameMatch::Found(..)) => true,
+                _ => false,
+            };
         // Without an end marker, back-to-back objects are the canonical layout (handled there).
-        if !after.starts_with('{') || (sep == 0 && (end.is_empty() || self.in_array)) {
+        if !(after.starts_with('{') || pythonic) || (sep == 0 && (end.is_empty() || self.in_array)) {
             return None;
         }
         let at = text.len() - after.len();

@@ -19,6 +19,7 @@ mod json_departures;
 mod json_hold;
 mod json_in_tagged;
 mod lenient_markers;
+mod missing_call_opener;
 mod tool;
 mod untyped_value;
 

@@ -231,7 +231,16 @@ impl AutoParser {
                     self.begin_call(abs + skip, &raw);
                     return goto(self, ToolStep::Name, skip);
                 }
-                if !t.section_end.is_empty() && !(eof && rest.is_empty()) {
+                if let Some(step) = self.call_without_opener(text, abs, eof) {
+                    return step;
+                }
+                let Some(t) = self.cfg.tools.as_ref() else { return Step::Adv(0) };
+                let unclosed = !t.section_end.is_empty() && !(eof && rest.is_empty());
+                if unclosed && !self.call.committed {
+                    // A section that read no call: its opener goes back to the content.
+                    return Step::Fail("tool-call section not closed", 0);
+                }
+                if unclosed {
                     self.diag(abs, "tool-call section not closed");
                 }
                 self.state = State::Content;
@@ -590,7 +599,7 @@ impl AutoParser {
 
     /// The text read since the section opened, when no call of it was emitted yet: it belongs to the
     /// first call, so a rollback of that call gives it back to content (`[` of `[unknown(x=1)]`).
-    fn section_raw(&mut self) -> String {
+    pub(super) fn section_raw(&mut self) -> String {
         if self.call.committed { String::new() } else { std::mem::take(&mut self.call.raw) }
     }
 
