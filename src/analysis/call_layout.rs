@@ -16,8 +16,8 @@ pub fn refine(pr: &mut Prober, t: &mut ToolsAnalysis) {
     if t.format.mode != ToolFormat::TagWithJson {
         return;
     }
-    if let Some((opener, closer)) = repeated_markers(pr) {
-        if apply(t, &opener, &closer) {
+    if let Some((opener, closer, tail)) = repeated_markers(pr) {
+        if apply(t, &opener, &closer, &tail) {
             let f = &t.format;
             pr.diagnostics.push(format!(
                 "tool calls: re-read from two calls (T8): call {:?}…{:?}, section end {:?}, function close {:?}",
@@ -27,8 +27,9 @@ pub fn refine(pr: &mut Prober, t: &mut ToolsAnalysis) {
     }
 }
 
-/// The call opener (before both names) and closer (after both argument objects) of a two-call render.
-fn repeated_markers(pr: &mut Prober) -> Option<(String, String)> {
+/// The call opener (before both names) and closer (after both argument objects) of a two-call render,
+/// and what follows the last call's closer.
+fn repeated_markers(pr: &mut Prober) -> Option<(String, String, String)> {
     let p = Params::with_tools(vec![user(USER_MSG), assistant_calls(vec![first_call(), second_call()])]);
     let out = pr.render(&p).ok()?;
     // The last mentions: the tool list before the conversation names both functions too.
@@ -44,7 +45,7 @@ fn repeated_markers(pr: &mut Prober) -> Option<(String, String)> {
     let after_2 = &out[e2..];
     let mut closer = &after_1[..common_prefix_len(after_1, after_2)];
     closer = &closer[..closer.rfind(['>', ']']).map_or(0, |p| p + 1)];
-    Some((opener.to_string(), closer.to_string()))
+    Some((opener.to_string(), closer.to_string(), after_2[closer.len()..].to_string()))
 }
 
 /// The end of the JSON value that starts at the first `{` at or after `from`.
@@ -55,9 +56,9 @@ fn json_end(s: &str, from: usize) -> Option<usize> {
     Some(start + it.byte_offset())
 }
 
-/// Correct the two misreadings the repeated markers reveal; leave every other layout alone. True
+/// Correct the three misreadings the repeated markers reveal; leave every other layout alone. True
 /// when it changed something.
-fn apply(t: &mut ToolsAnalysis, opener: &str, closer: &str) -> bool {
+fn apply(t: &mut ToolsAnalysis, opener: &str, closer: &str, tail: &str) -> bool {
     let (opener, closer) = (trim_ws(opener), trim_ws(closer));
     let f = &mut t.format;
     let func = &mut t.function;
@@ -75,13 +76,17 @@ fn apply(t: &mut ToolsAnalysis, opener: &str, closer: &str) -> bool {
         return true;
     }
     let close = trim_ws(&func.close).to_string();
-    if close.len() > closer.len() && close.starts_with(closer) && trim_ws(&format!("{}{}", f.per_call_start, func.name_prefix)) == opener {
-        // The function closer ran on past the call's end into the section end.
+    // The function closer ran on past the call's end into the section end (`…```<｜tool▁call▁end｜>
+    // <｜tool▁calls▁end｜>`), or one call ends the render with no marker T1 could pair
+    // (`…```<｜tool▁call▁end｜>` alone: a template that writes the section end only after a second call).
+    let ran_on = close.len() > closer.len() && close.starts_with(closer);
+    let unread = close.is_empty() && f.per_call_end.is_empty() && f.section_end.is_empty();
+    if (ran_on || unread) && trim_ws(&format!("{}{}", f.per_call_start, func.name_prefix)) == opener {
         let segs = segmentize_markers(closer);
         let Some(last) = segs.last().filter(|s| s.kind == SegmentKind::Marker) else { return false };
         f.per_call_end = last.value.clone();
         func.close = trim_ws(&closer[..closer.len() - last.value.len()]).to_string();
-        let rest = trim_ws(&close[closer.len()..]);
+        let rest = if ran_on { trim_ws(&close[closer.len()..]) } else { trim_ws(tail) };
         f.section_end = match segmentize_markers(rest).into_iter().next() {
             Some(s) if s.kind == SegmentKind::Marker && !f.section_start.is_empty() => s.value,
             _ => String::new(),
@@ -106,21 +111,33 @@ mod tests {
         let mut t = ToolsAnalysis::default();
         t.format.mode = ToolFormat::TagWithJson;
         t.function.name_prefix = "<function=".into();
-        apply(&mut t, "<function=", "</function>");
+        apply(&mut t, "<function=", "</function>", "");
         assert_eq!((t.format.per_call_start.as_str(), t.format.per_call_end.as_str(), t.function.name_prefix.as_str()), ("<function=", "</function>", ""));
     }
 
-    #[test]
-    fn a_closer_running_into_the_section_end_is_cut() {
+    /// The DeepSeek layout as T1 reads it from one call (`close`: what it took for the function closer),
+    /// corrected from the two-call render; checks the corrected markers.
+    fn deepseek_corrected(close: &str) {
         let mut t = ToolsAnalysis::default();
         t.format.mode = ToolFormat::TagWithJson;
         t.format.section_start = "<｜tool▁calls▁begin｜>".into();
         t.format.per_call_start = "<｜tool▁call▁begin｜>".into();
         t.function.name_prefix = "function<｜tool▁sep｜>".into();
-        t.function.close = "```<｜tool▁call▁end｜><｜tool▁calls▁end｜>".into();
-        apply(&mut t, "<｜tool▁call▁begin｜>function<｜tool▁sep｜>", "\n```<｜tool▁call▁end｜>");
+        t.function.close = close.into();
+        assert!(apply(&mut t, "<｜tool▁call▁begin｜>function<｜tool▁sep｜>", "\n```<｜tool▁call▁end｜>", "<｜tool▁calls▁end｜><｜end▁of▁sentence｜>"));
         assert_eq!(t.function.close, "```");
         assert_eq!(t.format.per_call_end, "<｜tool▁call▁end｜>");
         assert_eq!(t.format.section_end, "<｜tool▁calls▁end｜>");
+    }
+
+    #[test]
+    fn a_closer_running_into_the_section_end_is_cut() {
+        deepseek_corrected("```<｜tool▁call▁end｜><｜tool▁calls▁end｜>");
+    }
+
+    /// One call ends the render with `…```<｜tool▁call▁end｜>` and no section end (Ollama's DeepSeek-V3).
+    #[test]
+    fn a_call_ending_the_render_unpaired_gets_its_markers_from_two_calls() {
+        deepseek_corrected("");
     }
 }

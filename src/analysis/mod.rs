@@ -48,6 +48,9 @@ pub fn analyze_template(t: &Template) -> Analysis {
 /// `supports_tool_calls`, the one-vs-two-calls probes only if `supports_parallel_tool_calls`.
 pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
     let mut pr = probe::Prober::new(t);
+    if caps.supports_tool_calls {
+        pr.decide_call_shape();
+    }
     let reasoning = reasoning::analyze(&mut pr, caps.supports_tool_calls);
     let content = content::analyze(&mut pr, &reasoning);
     let mut tools = if caps.supports_tool_calls {
@@ -57,6 +60,7 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
     };
     let mut content = content;
     content.requires_nonnull_content = pr.requires_nonnull_content;
+    tools.requires_wire_shape = pr.wire_shape;
     let (assistant_start, turn_end, reply_end) = roles::assistant_start(&mut pr, &reasoning, &content);
     let user_start = roles::user_start(&mut pr, &reply_end);
     tools::drop_reply_end(&mut tools, &reply_end);

@@ -143,6 +143,29 @@ pub struct Prober<'t> {
     extra: Map<String, Value>,
     /// A probe with `content: null` only rendered once the null was replaced by "".
     pub requires_nonnull_content: bool,
+    /// Tool-call turns are rendered in the OpenAI wire shape (see [`in_wire_shape`]): decided once
+    /// per analysis by [`Prober::decide_call_shape`].
+    pub wire_shape: bool,
+}
+
+/// The messages with every tool-call turn in the OpenAI wire shape: `content: ""` becomes null and
+/// object `arguments` a JSON string. Some templates render a call only for that shape (`content is
+/// none`, `'…' + arguments`). The string is serde_json's compact form, as llama.cpp and our caps probe
+/// serialise arguments: any whitespace around the arguments in a render is then the template's own.
+pub fn in_wire_shape(p: &Params) -> Params {
+    let mut q = p.clone();
+    for m in &mut q.messages {
+        let Some(calls) = m.get_mut("tool_calls").and_then(Value::as_array_mut).filter(|c| !c.is_empty()) else { continue };
+        for call in calls {
+            if let Some(args) = call.get_mut("function").and_then(|f| f.get_mut("arguments")).filter(|a| !a.is_string()) {
+                *args = Value::String(args.to_string());
+            }
+        }
+        if let Some(c) = m.get_mut("content").filter(|c| c.as_str() == Some("")) {
+            *c = Value::Null;
+        }
+    }
+    q
 }
 
 /// The messages with every `content: null` replaced by "" (None when there is none).
@@ -167,13 +190,46 @@ impl<'t> Prober<'t> {
             incomplete: false,
             extra: Map::new(),
             requires_nonnull_content: false,
+            wire_shape: false,
         }
+    }
+
+    /// Decide once how tool-call turns are sent: as the probes write them (`content: ""`, object
+    /// arguments) unless the one-call probe then fails to render or renders no call (the function name
+    /// shows no more often than in a text turn, where only the tool definitions name it) while the
+    /// OpenAI wire shape renders it. Not recorded as a comparison: the llama.cpp-compatible record is
+    /// unchanged for every template that takes the probes' shape.
+    pub fn decide_call_shape(&mut self) {
+        // The later probes report the renders' notes in their own order.
+        let notes = self.diagnostics.len();
+        let text = Params::with_tools(vec![user(USER_MSG), assistant_text(ASSISTANT_MSG)]);
+        let named = |r: crate::Result<String>| r.map(|out| out.matches(FUN_FIRST).count());
+        let in_text = named(self.render(&text)).unwrap_or(0);
+        let call = Params::with_tools(vec![user(USER_MSG), assistant_calls(vec![first_call()])]);
+        let renders_call = |r: crate::Result<String>| named(r).is_ok_and(|n| n > in_text);
+        if !renders_call(self.render(&call)) {
+            let nonnull_before = self.requires_nonnull_content;
+            self.wire_shape = true;
+            if !renders_call(self.render(&call)) {
+                self.wire_shape = false;
+                self.requires_nonnull_content = nonnull_before;
+            }
+        }
+        self.diagnostics.truncate(notes);
     }
 
     /// Render a probe leniently ([`ChatTemplate::render_lenient`]: variables the caller is expected to
     /// provide, such as `functions` or `datetime`, become ""), and retry a template that cannot take
-    /// `content: null` with "" (remembered as `requires_nonnull_content`).
+    /// `content: null` with "" (remembered as `requires_nonnull_content`). With `wire_shape`, tool-call
+    /// turns are sent in the OpenAI wire shape.
     pub fn render(&mut self, p: &Params) -> crate::Result<String> {
+        let wire;
+        let p = if self.wire_shape {
+            wire = in_wire_shape(p);
+            &wire
+        } else {
+            p
+        };
         let (out, notes) = match self.template.render_probe(&p.context(&self.extra)) {
             Ok(r) => r,
             Err(e) => {
@@ -217,5 +273,22 @@ impl<'t> Prober<'t> {
         let d = diff.clone();
         self.diffs.push(DiffRecord { step: step.into(), changed: changed.into(), ok: true, prefix: d.prefix, left: d.left, right: d.right, suffix: d.suffix });
         diff
+    }
+}
+
+#[cfg(test)]
+mod wire_shape_tests {
+    use super::*;
+
+    #[test]
+    fn only_call_turns_change_shape() {
+        let p = Params::new(vec![user(USER_MSG), assistant_text(""), assistant_calls(vec![first_call()]), assistant(ASSISTANT_MSG.into(), None, Some(vec![second_call()]))]);
+        let q = in_wire_shape(&p);
+        assert_eq!(q.messages[1]["content"], "", "a turn without calls keeps its content");
+        assert!(q.messages[2]["content"].is_null());
+        assert_eq!(q.messages[2]["tool_calls"][0]["function"]["arguments"], json!(r#"{"AA_ARG_FST_AA":"XXXX","BB_ARG_SND_BB":"YYYY"}"#));
+        assert_eq!(q.messages[3]["content"], ASSISTANT_MSG, "text content stays");
+        assert!(q.messages[3]["tool_calls"][0]["function"]["arguments"].is_string());
+        assert_eq!(in_wire_shape(&q).messages, q.messages, "string arguments stay as they are");
     }
 }

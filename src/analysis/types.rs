@@ -191,6 +191,11 @@ pub struct ToolsAnalysis {
     pub function: FunctionAnalysis,
     pub arguments: ArgumentsAnalysis,
     pub call_id: CallIdAnalysis,
+    /// The template renders a tool-call turn only in the OpenAI wire shape, `content: null` and
+    /// `arguments` a JSON string (`content is none`, `'…' + arguments`): the probes were sent that way,
+    /// and so are the request layer's tool-call turns.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub requires_wire_shape: bool,
     /// With no tool format (`format.mode` NONE): tool-call markers mined from the template source,
     /// read by the parser's fallback (see `analysis::fallback`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -267,7 +267,8 @@ fn print_analysis(a: &Analysis) {
         a.content.requires_nonnull_content
     );
     let f = &a.tools.format;
-    println!("tools:     {}", j(&f.mode));
+    let wire = if a.tools.requires_wire_shape { "  requires_wire_shape=true (calls sent as content null, arguments a JSON string)" } else { "" };
+    println!("tools:     {}{wire}", j(&f.mode));
     let rows: [(&str, &str); 16] = [
         ("section_start", &f.section_start),
         ("section_end", &f.section_end),

@@ -12,18 +12,31 @@ use crate::template::Template;
 use crate::Result;
 use serde_json::{Map, Value};
 
-/// Messages as the template wants them: tool-call arguments given as a JSON string become an object
-/// when the template renders object arguments (as llama.cpp does; `arguments|items` needs a mapping).
-fn template_messages(template: &Template, messages: &[Value]) -> Vec<Value> {
+/// Messages as the template wants them. Tool-call arguments given as a JSON string become an object
+/// when the template renders object arguments (as llama.cpp does; `arguments|items` needs a mapping);
+/// object arguments become a JSON string (serde_json's compact form, as the analysis probes send
+/// them) when it renders only string ones (`'…' + arguments`), and a call turn's empty content
+/// becomes null when the template renders calls only in that OpenAI wire shape
+/// (`analysis.tools.requires_wire_shape`) and takes a null content.
+fn template_messages(template: &Template, analysis: &Analysis, messages: &[Value]) -> Vec<Value> {
+    let caps = template.caps();
+    let (to_object, to_string) = (caps.supports_object_arguments, caps.supports_tool_calls && !caps.supports_object_arguments);
     let mut messages = messages.to_vec();
-    if template.caps().supports_object_arguments {
-        for m in &mut messages {
-            let Some(calls) = m.get_mut("tool_calls").and_then(Value::as_array_mut) else { continue };
-            for call in calls {
-                let Some(args) = call.get_mut("function").and_then(|f| f.get_mut("arguments")) else { continue };
+    for m in &mut messages {
+        let Some(calls) = m.get_mut("tool_calls").and_then(Value::as_array_mut).filter(|c| !c.is_empty()) else { continue };
+        for call in calls {
+            let Some(args) = call.get_mut("function").and_then(|f| f.get_mut("arguments")) else { continue };
+            if to_object {
                 if let Some(obj) = args.as_str().and_then(|s| serde_json::from_str::<Value>(s).ok()).filter(Value::is_object) {
                     *args = obj;
                 }
+            } else if to_string && args.is_object() {
+                *args = Value::String(args.to_string());
+            }
+        }
+        if analysis.tools.requires_wire_shape && !analysis.content.requires_nonnull_content {
+            if let Some(c) = m.get_mut("content").filter(|c| c.as_str() == Some("")) {
+                *c = Value::Null;
             }
         }
     }
@@ -49,19 +62,20 @@ fn template_tools(tools: &[Value]) -> Vec<Value> {
     tools
 }
 
-fn render(template: &Template, messages: &[Value], options: &RequestOptions, add_generation_prompt: bool) -> Result<String> {
-    let with_tools = render_with(template, messages, options, add_generation_prompt, true);
+fn render(template: &Template, analysis: &Analysis, messages: &[Value], options: &RequestOptions, add_generation_prompt: bool) -> Result<String> {
+    let messages = template_messages(template, analysis, messages);
+    let with_tools = render_with(template, &messages, options, add_generation_prompt, true);
     match with_tools {
         // The turn's opening rarely depends on the tool list; a template that cannot render the given
         // tools (missing fields it insists on) still yields its generation prompt without them.
-        Err(_) if !options.tools.is_empty() => render_with(template, messages, options, add_generation_prompt, false).or(with_tools),
+        Err(_) if !options.tools.is_empty() => render_with(template, &messages, options, add_generation_prompt, false).or(with_tools),
         r => r,
     }
 }
 
 fn render_with(template: &Template, messages: &[Value], options: &RequestOptions, add_generation_prompt: bool, tools: bool) -> Result<String> {
     let mut ctx = Map::new();
-    ctx.insert("messages".into(), Value::Array(template_messages(template, messages)));
+    ctx.insert("messages".into(), Value::Array(messages.to_vec()));
     if tools && !options.tools.is_empty() {
         ctx.insert("tools".into(), Value::Array(template_tools(&options.tools)));
     }
@@ -106,13 +120,13 @@ fn prompt_parts(template: &Template, analysis: &Analysis, options: &RequestOptio
         // The prompt the caller really used ended with this (`generationPrompt`).
         Some(given) => {
             if with_head {
-                head = render(template, history, options, false)?;
+                head = render(template, analysis, history, options, false)?;
             }
             given.clone()
         }
         None => {
-            let without = render(template, history, options, false)?;
-            let with = render(template, history, options, true)?;
+            let without = render(template, analysis, history, options, false)?;
+            let with = render(template, analysis, history, options, true)?;
             let common = without.char_indices().zip(with.chars()).find(|((_, a), b)| a != b).map_or(without.len().min(with.len()), |((i, _), _)| i);
             head = with[..common].to_string();
             with.get(common..).unwrap_or("").to_string()

@@ -174,8 +174,9 @@ fn text_content(text: &str, typed: bool) -> Value {
     }
 }
 
-/// The message as a template input (arguments as objects when the template takes them).
-fn as_input(m: &Message, object_args: bool, typed: bool) -> Value {
+/// The message as a template input (arguments as objects when the template takes them; a call turn
+/// without text has `content: null` when the template renders calls only in the OpenAI wire shape).
+fn as_input(m: &Message, object_args: bool, null_call_content: bool, typed: bool) -> Value {
     let calls: Vec<Value> = m
         .tool_calls
         .iter()
@@ -189,6 +190,9 @@ fn as_input(m: &Message, object_args: bool, typed: bool) -> Value {
         })
         .collect();
     let mut v = json!({ "role": "assistant", "content": text_content(&m.content, typed) });
+    if null_call_content && m.content.is_empty() && !calls.is_empty() {
+        v["content"] = Value::Null;
+    }
     if !m.reasoning_content.is_empty() {
         v["reasoning_content"] = m.reasoning_content.clone().into();
     }
@@ -290,6 +294,7 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
         }
     };
     let object_args = t.caps().supports_object_arguments || !t.caps().supports_tool_calls;
+    let null_call_content = a.tools.requires_wire_shape && !a.content.requires_nonnull_content;
     let typed = t.caps().supports_typed_content;
     let user = json!({ "role": "user", "content": text_content("Please help me.", typed) });
     let render = |messages: Vec<Value>, gen: bool| {
@@ -326,7 +331,7 @@ pub fn verify_template(t: &ChatTemplate) -> VerifyReport {
         // (output, our message, why skipped, (whole prompt, generation prompt))
         let outcome = (|| -> Result<(String, Message, Option<&'static str>, (String, String)), String> {
             let before = before.as_ref().map_err(|e| format!("render: {e}"))?;
-            let full = render(vec![user.clone(), as_input(&expected, object_args, typed)], false).map_err(|e| format!("render: {e}"))?;
+            let full = render(vec![user.clone(), as_input(&expected, object_args, null_call_content, typed)], false).map_err(|e| format!("render: {e}"))?;
             // (Only `<…>` here: some templates' role headers contain unbalanced brackets, e.g. `]~b]ai`.)
             let k0 = common_prefix_len(before, &full);
             let mut turn_start = match full.get(..k0).unwrap_or("").rfind('<') {

@@ -33,7 +33,7 @@ pub(crate) fn probe(t: &super::Template) -> Caps {
     let call = |name: &str, args: Json| {
         json!({ "id": "call_1___", "type": "function", "function": { "name": name, "arguments": args } })
     };
-    let calls_msg = |calls: Json| json!({ "role": "assistant", "content": "", "tool_calls": calls });
+    let calls_msg = |content: &Json, calls: Json| json!({ "role": "assistant", "content": content, "tool_calls": calls });
     let mut caps = Caps::default();
 
     caps.supports_string_content = render(json!([user(json!("user_needle"))]), None).contains("user_needle");
@@ -51,14 +51,24 @@ pub(crate) fn probe(t: &super::Template) -> Caps {
     let args = json!({ "argument_needle": "print('Hello, World!')" });
     // The argument name shows in any format: JSON (`"argument_needle":`), Python dicts, or tags.
     let renders_args = |out: &str| out.contains("argument_needle");
-    let with_calls = |calls: Json| render(json!([user(json!("Hey")), calls_msg(calls)]), Some(tool.clone()));
-    let str_args = renders_args(&with_calls(json!([call("ipython", json!(args.to_string()))])));
-    let obj_args = renders_args(&with_calls(json!([call("ipython", args.clone())])));
+    let with_calls = |content: &Json, calls: Json| render(json!([user(json!("Hey")), calls_msg(content, calls)]), Some(tool.clone()));
+    let shapes = |content: &Json| {
+        let str_args = renders_args(&with_calls(content, json!([call("ipython", json!(args.to_string()))])));
+        (str_args, renders_args(&with_calls(content, json!([call("ipython", args.clone())]))))
+    };
+    // A call turn with empty content first; a template that renders calls only for `content: null`
+    // (the OpenAI wire shape, `content is none`) is probed with that.
+    let mut content = json!("");
+    let (mut str_args, mut obj_args) = shapes(&content);
+    if !str_args && !obj_args {
+        content = Json::Null;
+        (str_args, obj_args) = shapes(&content);
+    }
     caps.supports_tool_calls = str_args || obj_args;
     caps.supports_object_arguments = obj_args;
     if caps.supports_tool_calls {
         let a = if obj_args { args.clone() } else { json!(args.to_string()) };
-        let out = with_calls(json!([call("test_tool1", a.clone()), call("test_tool2", a)]));
+        let out = with_calls(&content, json!([call("test_tool1", a.clone()), call("test_tool2", a)]));
         caps.supports_parallel_tool_calls = out.contains("test_tool1") && out.contains("test_tool2");
     }
     let reasoning = render(

@@ -213,6 +213,11 @@ export interface Analysis {
     };
     callId: { pos: CallIdPosition; prefix: string; suffix: string; headerCounterAt?: number; [more: string]: unknown };
     /**
+     * Present (true) when the template renders a tool-call turn only in the OpenAI wire shape — `content: null`
+     * and `arguments` a JSON string — so the analysis probes and the request layer send calls that way.
+     */
+    requiresWireShape?: boolean;
+    /**
      * Only without a tool format (`format.mode` `"NONE"`): tool-call tokens the template source names, which the
      * parser's fallback reads calls between (rule R13; `end` empty when calls end with their value).
      */

@@ -77,6 +77,7 @@ function flags(a) {
   }
   const rn = get(a, ['content', 'requiresNonnullContent']);
   if (typeof rn === 'boolean') items.push(h('span', { class: `chip ${rn ? 'yes' : 'no'}` }, `content.requiresNonnullContent: ${rn}`));
+  if (get(a, ['tools', 'requiresWireShape'])) items.push(h('span', { class: 'chip yes' }, 'tools.requiresWireShape: true'));
   return items.length ? h('div', { class: 'chips' }, items) : null;
 }
 
