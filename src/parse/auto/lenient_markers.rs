@@ -38,7 +38,7 @@ impl AutoParser {
                     Closer::Call => State::Tool(ToolStep::AfterArgs(Closing::Done)),
                     Closer::Section => State::Content,
                 };
-                self.after_call = closer == Closer::Section;
+                self.after_block = closer == Closer::Section;
                 Step::Adv(0)
             }
         }

@@ -84,9 +84,9 @@ pub struct AutoParser {
     emit: Emitter,
     /// Optional whitespace (a marker's trailing whitespace) to skip next.
     trail: String,
-    /// A call (or call section) just ended: whitespace up to the next call or the end of the output
-    /// is the layout between calls, not content (see `layout_after_call`).
-    after_call: bool,
+    /// A call, call section or reasoning block just ended: whitespace up to the next call or the end
+    /// of the output is layout, not content (see `layout_after_block`).
+    after_block: bool,
     /// The delimiter-reasoning state stands in for a missing start marker (rule R5).
     opener_missing: bool,
     /// A stray reasoning end marker in content, with thinking on, and the whitespace after it: kept
@@ -151,7 +151,7 @@ impl AutoParser {
             input: Input::default(),
             emit: Emitter::new(format, false),
             trail: String::new(),
-            after_call: false,
+            after_block: false,
             opener_missing: false,
             stray_close: None,
             end_absent: None,
@@ -250,6 +250,11 @@ impl AutoParser {
                 return;
             }
             *started = true;
+            // The blank between the opener and the first word is layout (`<think>\n`, the prompt's
+            // own line break where the template opened the block), not reasoning text.
+            ws.clear();
+            self.emit.reasoning(s.trim_start_matches(is_space), out);
+            return;
         }
         if ws.is_empty() {
             self.emit.reasoning(s, out);
@@ -260,7 +265,6 @@ impl AutoParser {
         }
     }
 
-    /// A reasoning block opens (its whitespace not yet seen).
     /// A reasoning block opening at `abs` in the output of a request that turned thinking off: its
     /// canonical output has none, but what the model wrote there is still reasoning, not content
     /// (issue #13), read with a diagnostic. The prompt's own closed block is no departure.
@@ -270,6 +274,7 @@ impl AutoParser {
         }
     }
 
+    /// A reasoning block opens (its whitespace not yet seen).
     fn reasoning_state() -> State {
         State::Reasoning { ws: String::new(), started: false, checked: false }
     }
@@ -647,6 +652,7 @@ impl AutoParser {
                 self.note_spelling(end, text.get(n..e).unwrap_or(""), abs + n);
                 self.trail = end.trail.clone();
                 self.state = State::Content;
+                self.after_block = reasoning;
                 Step::Adv(e)
             }
             None if n == 0 => Step::Wait,
@@ -654,12 +660,12 @@ impl AutoParser {
         }
     }
 
-    /// Right after a call: whitespace followed by the next call's opener, or by the end of the
-    /// output, is the layout between and after calls (templates write a line break there), not
-    /// content — a message of calls alone has no content. Held until that is known; followed by
-    /// anything else it is content as usual.
-    fn layout_after_call(&mut self, text: &str, eof: bool) -> Option<Step> {
-        if !self.after_call {
+    /// Right after a call or a reasoning block: whitespace followed by the next call's opener, or by
+    /// the end of the output, is the layout between blocks (templates write a line break there), not
+    /// content — a message of reasoning and calls alone has no content. Held until that is known;
+    /// followed by anything else it is content as usual.
+    fn layout_after_block(&mut self, text: &str, eof: bool) -> Option<Step> {
+        if !self.after_block {
             return None;
         }
         let ws = text.len() - text.trim_start_matches(is_space).len();
@@ -670,7 +676,7 @@ impl AutoParser {
             Expect::Matched(0)
         } else {
             let Some(t) = self.tools() else {
-                self.after_call = false;
+                self.after_block = false;
                 return None;
             };
             match (t.trigger.expect(text, eof), t.call_trigger.expect(text, eof)) {
@@ -682,11 +688,11 @@ impl AutoParser {
         match next {
             Expect::NeedMore => Some(Step::Wait),
             Expect::Matched(_) if ws > 0 => {
-                self.after_call = false;
+                self.after_block = false;
                 Some(Step::Adv(ws))
             }
             _ => {
-                self.after_call = false;
+                self.after_block = false;
                 None
             }
         }
@@ -697,7 +703,7 @@ impl AutoParser {
         if skipped > 0 {
             return Step::Adv(skipped);
         }
-        if let Some(step) = self.layout_after_call(text, eof) {
+        if let Some(step) = self.layout_after_block(text, eof) {
             return step;
         }
         // Every marker this step looks for is searched only up to the first one present (see search_scope).
@@ -1026,7 +1032,7 @@ impl Machine for AutoParser {
     /// is plain text the text state would emit whole. Emitting it directly skips the buffer copy
     /// and the per-marker searches; the result is the same as stepping.
     fn fast_path(&mut self, chunk: &str, out: &mut Vec<Delta>) -> bool {
-        if !self.trail.is_empty() || self.after_call || chunk.bytes().any(|b| self.text_marker_bytes[usize::from(b)]) {
+        if !self.trail.is_empty() || self.after_block || chunk.bytes().any(|b| self.text_marker_bytes[usize::from(b)]) {
             return false;
         }
         match self.state {

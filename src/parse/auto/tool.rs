@@ -637,7 +637,7 @@ impl AutoParser {
         }
         let in_section = self.section_open && self.tools().is_some_and(|t| !t.section_start.is_empty() && t.format != ToolFormat::JsonNative);
         self.state = if in_section { State::Tool(ToolStep::Section) } else { State::Content };
-        self.after_call = !in_section;
+        self.after_block = !in_section;
         Step::Adv(0)
     }
 
