@@ -77,6 +77,17 @@ fn harmony_stop_and_text_after_it() {
 }
 
 #[test]
+fn harmony_calls_of_a_parallel_turn_each_end_with_call() {
+    // `<|call|>` ends a message; a further call message after it is read, junk is not.
+    let text = "<|channel|>analysis<|message|>Two lookups.<|end|><|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": 1}<|call|><|start|>assistant<|channel|>commentary to=functions.g<|message|>{}<|call|>";
+    let run = parse_every_way(&harmony, text, false);
+    assert_eq!(run.message.reasoning_content, "Two lookups.");
+    let names: Vec<&str> = run.message.tool_calls.iter().map(|c| c.function.name.as_str()).collect();
+    assert_eq!(names, ["f", "g"]);
+    assert!(diagnostics(harmony(), text, false).is_empty());
+}
+
+#[test]
 fn harmony_tool_arguments_whole_by_default_streamed_on_request() {
     // By default the call goes out once its body is whole and valid JSON, arguments in one delta;
     // with `streamArguments` it goes out at its header and the body streams.

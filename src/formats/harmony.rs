@@ -5,7 +5,8 @@
 //! (`to=functions.NAME`, before or after the channel) and a constraint (`<|constrain|>json`). Routing:
 //! `analysis` → reasoning, `final` / `commentary` → content, a `functions.` recipient → a tool call
 //! whose arguments are the body, streamed; other recipients (built-in tools such as `python`) are not
-//! function calls and their bodies are dropped with a diagnostic. `<|return|>` and `<|call|>` stop.
+//! function calls and their bodies are dropped with a diagnostic. `<|return|>` stops; after `<|call|>`
+//! only another message goes on (the next call of a parallel turn).
 //!
 //! Headers are buffered until `<|message|>` (they are short); bodies stream with only a possible marker
 //! prefix held back. A header that breaks (newline, too long, or a message marker missing) is released
@@ -78,8 +79,11 @@ enum State {
     /// Inside a header; `raw` is its text after `<|start|>`.
     Header { raw: String, at: usize, started: bool },
     Body(Dest),
-    /// After `<|return|>` / `<|call|>`.
+    /// After `<|return|>`.
     Stopped,
+    /// After `<|call|>`: only another message (`<|start|>`, a further call of a parallel turn) goes
+    /// on; other text is ignored as after a stop.
+    AfterCall,
 }
 
 /// Parsed header fields.
@@ -138,10 +142,11 @@ impl HarmonyParser {
                 self.diags.add(at, "<|message|> without a header; body kept as content");
                 State::Body(Dest::Content)
             }
-            RETURN | CALL => {
+            RETURN => {
                 self.stop();
                 State::Stopped
             }
+            CALL => State::AfterCall,
             _ => {
                 self.diags.add(at, format!("stray {m} ignored"));
                 State::Between { ws: String::new() }
@@ -381,6 +386,7 @@ impl Machine for HarmonyParser {
             State::Header { .. } => &HEADER_MARKERS,
             State::Body(_) => &BODY_MARKERS,
             State::Stopped => &[],
+            State::AfterCall => &[START],
         };
         self.scan_step(rest, markers, at, at_end, out)
     }
@@ -425,7 +431,7 @@ impl MarkerMachine for HarmonyParser {
                 }
                 Dest::Ignored => {}
             },
-            State::Stopped => {
+            State::Stopped | State::AfterCall => {
                 let reported = self.diags.list().last().map_or(false, |d| d.message == AFTER_STOP);
                 if !text.trim().is_empty() && !reported {
                     self.diags.add(at, AFTER_STOP);
@@ -451,7 +457,8 @@ impl MarkerMachine for HarmonyParser {
                 self.close_message(dest, m, out);
                 match m {
                     END => self.state = State::Between { ws: String::new() },
-                    RETURN | CALL => self.stop(),
+                    RETURN => self.stop(),
+                    CALL => self.state = State::AfterCall,
                     _ => {
                         self.diags.add(at, "harmony message not closed by <|end|>");
                         self.marker_between(m, at);
@@ -459,6 +466,7 @@ impl MarkerMachine for HarmonyParser {
                 }
             }
             State::Stopped => self.state = State::Stopped,
+            State::AfterCall => self.state = State::Header { raw: String::new(), at, started: true },
         }
     }
 }
