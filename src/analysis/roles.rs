@@ -54,7 +54,7 @@ fn turn_end_markers(after: &str, content: &ContentAnalysis) -> Vec<String> {
             }
             break;
         }
-        let special = is_special_token(v);
+        let special = is_special_token(v) || is_word_token(v);
         // An end, not the next turn's start: `end` / `eot` / `eos` in its name, or a closing form `<…|>`.
         let lower = v.to_lowercase();
         let ends = ["end", "eot", "eos"].iter().any(|w| lower.contains(w)) || (!v.starts_with("<|") && v.ends_with("|>"));
@@ -133,6 +133,14 @@ fn turn_start(candidate: &str, reply_end: &str) -> String {
 }
 
 /// A special-token-like marker: `<|…`, `…|>` or the full-width `<｜…`.
+/// A token spelled as words joined by `_` in angle brackets (`<end_of_turn>`): Gemma's convention
+/// for special tokens, unlike an XML tag (`<answer>`, `</think>`), which is one word.
+fn is_word_token(v: &str) -> bool {
+    let Some(name) = v.strip_prefix('<').and_then(|r| r.strip_suffix('>')) else { return false };
+    let words: Vec<&str> = name.split('_').collect();
+    words.len() > 1 && words.iter().all(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_lowercase()))
+}
+
 pub(super) fn is_special_token(v: &str) -> bool {
     v.len() > 4 && (v.starts_with("<|") || v.ends_with("|>") || v.starts_with("<｜"))
 }
