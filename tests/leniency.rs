@@ -90,6 +90,10 @@ fn r7_end_of_turn_token_is_dropped() {
     let (m, d, _) = parse(QWEN3, &RequestOptions::default(), "Hello.<|im_end|>");
     assert_eq!(m.content, "Hello.");
     assert!(has(&d, "R7"), "{d:?}");
+    // An end-of-message token the source names but no probe renders (Llama 3.1's `<|eom_id|>`).
+    let (m, d, _) = parse("meta-llama-Llama-3.1-8B-Instruct.jinja", &RequestOptions::default(), "Hello.<|eom_id|>");
+    assert_eq!(m.content, "Hello.");
+    assert!(has(&d, "R7"), "{d:?}");
     // Gemma's tokens are words joined by `_` (`<end_of_turn>`), not `<|…|>`.
     let (m, d, _) = parse("google-gemma-2-2b-it.jinja", &RequestOptions::default(), "Hello.<end_of_turn>");
     assert_eq!(m.content, "Hello.");
