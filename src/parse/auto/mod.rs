@@ -45,9 +45,8 @@ enum State {
         scanned: usize,
     },
     Reasoning {
-        /// Leading whitespace of the block, held until something else shows (whitespace-only
-        /// reasoning is dropped).
-        ws: String,
+        /// Something other than whitespace was read in the block (the blank before it is layout, and
+        /// whitespace-only reasoning is dropped).
         started: bool,
         /// The block's start was checked for a repeated start marker (rule R2).
         checked: bool,
@@ -236,32 +235,25 @@ impl AutoParser {
         }
         // Content after a reasoning block starts a line of its own.
         self.line_start = true;
-        // Whitespace-only reasoning is dropped (llama.cpp discards e.g. `<think>\n</think>`).
-        let State::Reasoning { ws, started, .. } = &mut self.state else {
-            // A whole block at once (delimiter-style reasoning).
+        let State::Reasoning { started, .. } = &mut self.state else {
+            // A whole block at once (delimiter-style reasoning). Whitespace-only reasoning is
+            // dropped (llama.cpp discards e.g. `<think>\n</think>`).
             if !s.chars().all(is_space) {
                 self.emit.reasoning(s, out);
             }
             return;
         };
-        if !*started {
-            if s.chars().all(is_space) {
-                ws.push_str(s);
-                return;
-            }
-            *started = true;
-            // The blank between the opener and the first word is layout (`<think>\n`, the prompt's
-            // own line break where the template opened the block), not reasoning text.
-            ws.clear();
-            self.emit.reasoning(s.trim_start_matches(is_space), out);
+        if *started {
+            self.emit.reasoning(s, out);
             return;
         }
-        if ws.is_empty() {
-            self.emit.reasoning(s, out);
-        } else {
-            let mut text = std::mem::take(ws);
-            text.push_str(s);
-            self.emit.reasoning(&text, out);
+        // The blank between the opener and the first word is layout (`<think>\n`, the prompt's own
+        // line break where the template opened the block), not reasoning text; a block of nothing
+        // but blanks is dropped.
+        let text = s.trim_start_matches(is_space);
+        if !text.is_empty() {
+            *started = true;
+            self.emit.reasoning(text, out);
         }
     }
 
@@ -276,7 +268,7 @@ impl AutoParser {
 
     /// A reasoning block opens (its whitespace not yet seen).
     fn reasoning_state() -> State {
-        State::Reasoning { ws: String::new(), started: false, checked: false }
+        State::Reasoning { started: false, checked: false }
     }
 
     /// Emit the call's header, id and pending argument text as far as they are known.
