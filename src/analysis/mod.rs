@@ -92,15 +92,9 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
         a.tool_result_markers = tool_turns::tool_result_markers(&mut pr, &known);
     }
     a.source_tokens = source_tokens::source_tokens(t.source());
-    // End-of-message tokens the source names that no probe renders (Llama 3.1's `<|eom_id|>`, written
-    // after a built-in tool call): a model ends its turn with them too (rule R7 drops them).
-    for tok in &a.source_tokens {
-        let lower = tok.to_lowercase();
-        let ends = ["eom", "eot", "eos"].iter().any(|w| lower.contains(w));
-        if ends && roles::is_special_token(tok) && !a.turn_end.contains(tok) && diff::trim_ws(&a.content.end) != tok && diff::trim_ws(&a.reasoning.end) != tok {
-            a.turn_end.push(tok.clone());
-        }
-    }
+    let known: Vec<&str> = a.turn_end.iter().map(String::as_str).chain([diff::trim_ws(&a.content.end), diff::trim_ws(&a.reasoning.end)]).collect();
+    let named = roles::named_turn_ends(&a.source_tokens, &known);
+    a.turn_end.extend(named);
     a.workarounds = workarounds::apply(t.source(), &mut a);
     if a.tools.format.mode == ToolFormat::None && a.handler == Handler::Autoparser {
         // No rendered tool calls: the parser falls back on markers the source names (rule R13).

@@ -132,7 +132,6 @@ fn turn_start(candidate: &str, reply_end: &str) -> String {
     trim_ws(&out).to_string()
 }
 
-/// A special-token-like marker: `<|…`, `…|>` or the full-width `<｜…`.
 /// A token spelled as words joined by `_` in angle brackets (`<end_of_turn>`): Gemma's convention
 /// for special tokens, unlike an XML tag (`<answer>`, `</think>`), which is one word.
 fn is_word_token(v: &str) -> bool {
@@ -141,6 +140,22 @@ fn is_word_token(v: &str) -> bool {
     words.len() > 1 && words.iter().all(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_lowercase()))
 }
 
+/// End-of-message tokens the source names that no probe renders (Llama 3.1's `<|eom_id|>`, written
+/// after a built-in tool call): special tokens with `eom` / `eot` / `eos` in their name, not already
+/// in `known` (the turn ends found, the reasoning and content closers). A model ends its turn with
+/// them too (rule R7 drops them).
+pub fn named_turn_ends(source_tokens: &[String], known: &[&str]) -> Vec<String> {
+    source_tokens
+        .iter()
+        .filter(|tok| {
+            let lower = tok.to_lowercase();
+            ["eom", "eot", "eos"].iter().any(|w| lower.contains(w)) && is_special_token(tok) && !known.contains(&tok.as_str())
+        })
+        .cloned()
+        .collect()
+}
+
+/// A special-token-like marker: `<|…`, `…|>` or the full-width `<｜…`.
 pub(super) fn is_special_token(v: &str) -> bool {
     v.len() > 4 && (v.starts_with("<|") || v.ends_with("|>") || v.starts_with("<｜"))
 }
