@@ -276,7 +276,9 @@ fn real_outputs_meet_their_expectations() {
     if std::env::var_os("UPDATE_EXPECTATIONS").is_some() {
         let path = expectations_path();
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        let mut text = serde_json::to_string_pretty(&Value::Object(updated)).unwrap();
+        // Sorted by id, so a rewrite's diff shows only the cases that changed.
+        let sorted: BTreeMap<String, Value> = updated.into_iter().collect();
+        let mut text = serde_json::to_string_pretty(&sorted).unwrap();
         text.push('\n');
         std::fs::write(&path, text).unwrap();
         println!("rewrote {}", path.display());

@@ -11,6 +11,7 @@
 //! `Analysis.diffs` (checked in order against llama.cpp's record); T8, C2 and R4–R5 render their
 //! own probes without recording them, and say in `diagnostics` when they change the analysis.
 
+mod addressed;
 mod call_layout;
 mod content;
 mod diff;
@@ -29,7 +30,9 @@ mod types;
 mod unrendered_reasoning;
 mod workarounds;
 
+use diff::trim_ws;
 pub use diff::{after_common_suffix, calculate_diff_split, common_prefix_len, common_suffix_len, segmentize_markers, until_common_prefix, DiffSplit, Segment, SegmentKind};
+pub use addressed::is_recipient_char;
 pub use detect::detect_handler;
 pub use fallback::{fallback_formats, fallback_grammar_applies, CallBody, FallbackFormat, FallbackMarker};
 pub use types::*;
@@ -68,8 +71,17 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
         literal_args::analyze(&mut pr, &mut tools, caps.supports_parallel_tool_calls);
         call_layout::refine(&mut pr, &mut tools);
     }
+    let mut handler = detect::detect_handler(t.source());
+    let messages = if caps.supports_tool_calls && handler == Handler::Autoparser { addressed::analyze(&mut pr, &tools, caps.supports_parallel_tool_calls) } else { None };
+    let mut reasoning = reasoning;
+    if let Some(m) = &messages {
+        addressed::fix_body_name_markers(&mut pr, m, &mut tools);
+        addressed::reasoning_as_message(m, &mut reasoning);
+        handler = Handler::Addressed;
+    }
     let mut a = Analysis {
-        handler: detect::detect_handler(t.source()),
+        handler,
+        messages,
         caps: caps.clone(),
         user_start,
         assistant_start,
@@ -80,6 +92,13 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
         ..Default::default()
     };
     a.preserved_tokens = collect_preserved_tokens(&a);
+    if let Some(m) = a.messages.clone() {
+        // The reasoning "start" is a header (` to=self<|message|>`), not a token.
+        let header = trim_ws(&a.reasoning.start).to_string();
+        a.preserved_tokens.retain(|t| *t != header);
+        let tokens: Vec<&str> = [trim_ws(&m.message_start), trim_ws(&m.header_end)].into_iter().chain(m.message_ends.iter().map(String::as_str)).collect();
+        a.preserve_tokens(&tokens);
+    }
     // Late phases add their tokens after the union.
     content::wrapper_around_reply(&mut pr, &mut a);
     unrendered_reasoning::analyze(&mut pr, &mut a);

@@ -218,6 +218,27 @@ pub struct DiffRecord {
     pub suffix: String,
 }
 
+/// A reply written as messages headed by their recipient (`<|start|>assistant to=user<|message|>…`):
+/// the header routes each body to content, reasoning or a tool call (see `analysis::addressed`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AddressedMessages {
+    /// What starts every further message of the reply (`<|start|>assistant`); the generation prompt
+    /// ends with it, so the output starts with the first header's recipient prefix.
+    pub message_start: String,
+    /// Text before the recipient (` to=`).
+    pub recipient_prefix: String,
+    /// Text that ends a header (`<|message|>`).
+    pub header_end: String,
+    /// The recipient of plain text (`user`).
+    pub content_recipient: String,
+    /// The recipient of reasoning (`self`), if the template writes reasoning as a message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_recipient: Option<String>,
+    /// Tokens that end a message (`<|eom|>`, `<|eot|>`).
+    pub message_ends: Vec<String>,
+}
+
 /// Which code path handles the template.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum Handler {
@@ -234,6 +255,9 @@ pub enum Handler {
     /// Ministral / Magistral 3 `[THINK]` / `[TOOL_CALLS]name[ARGS]` format.
     #[serde(rename = "Ministral/Magistral Large 3")]
     Ministral3,
+    /// Messages headed by their recipient, read off the renders (`Analysis.messages`).
+    #[serde(rename = "addressed messages")]
+    Addressed,
 }
 
 /// The complete analysis of a template.
@@ -260,6 +284,10 @@ pub struct Analysis {
     pub reasoning: ReasoningAnalysis,
     pub content: ContentAnalysis,
     pub tools: ToolsAnalysis,
+    /// The reply's message structure, when each message is headed by its recipient (handler
+    /// `addressed messages`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub messages: Option<AddressedMessages>,
     /// Union of all non-empty markers (tokens a runtime must not split).
     pub preserved_tokens: Vec<String>,
     /// Special-token-like literals of the template source (`<|python_tag|>`, `[/TOOL_CALLS]`), rendered

@@ -266,6 +266,17 @@ fn print_analysis(a: &Analysis) {
         vis(&a.content.end),
         a.content.requires_nonnull_content
     );
+    if let Some(m) = &a.messages {
+        let reasoning = m.reasoning_recipient.as_deref().map(|r| format!("  reasoning_recipient={r}")).unwrap_or_default();
+        println!(
+            "messages:  start={}  recipient_prefix={}  header_end={}  content_recipient={}{reasoning}  ends={}",
+            vis(&m.message_start),
+            vis(&m.recipient_prefix),
+            vis(&m.header_end),
+            m.content_recipient,
+            m.message_ends.join(" ")
+        );
+    }
     let f = &a.tools.format;
     let wire = if a.tools.requires_wire_shape { "  requires_wire_shape=true (calls sent as content null, arguments a JSON string)" } else { "" };
     println!("tools:     {}{wire}", j(&f.mode));

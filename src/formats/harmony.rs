@@ -407,10 +407,7 @@ impl MarkerMachine for HarmonyParser {
                 }
             }
             State::Header { raw, .. } => {
-                // The first newline or the byte past the length cap ends a plausible header.
-                let room = MAX_HEADER.saturating_sub(raw.len());
-                let bad = text.char_indices().find(|&(i, c)| c == '\n' || i + c.len_utf8() > room).map(|(i, _)| i);
-                match bad {
+                match super::header_break(raw, text, MAX_HEADER) {
                     None => raw.push_str(text),
                     Some(j) => {
                         raw.push_str(head(text, j));

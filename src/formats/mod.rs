@@ -20,6 +20,7 @@ use crate::parse::drive::Machine;
 use crate::parse::OutputParser;
 use crate::{Error, ErrorKind, Result};
 
+mod addressed;
 mod auto;
 mod auto_grammar;
 mod call_args;
@@ -75,6 +76,7 @@ pub fn format_of(handler: Handler) -> &'static dyn Format {
         Handler::GptOss => &harmony::Harmony,
         Handler::FunctionaryV32 => &functionary::Functionary,
         Handler::Ministral3 => &ministral::Ministral,
+        Handler::Addressed => &addressed::Addressed,
     }
 }
 
@@ -87,8 +89,17 @@ pub fn dedicated_parser(handler: Handler, options: &RequestOptions, generation_p
         Handler::GptOss => Box::new(HarmonyParser::new(reasoning, json).stream_arguments(options.stream_arguments)),
         Handler::FunctionaryV32 => Box::new(FunctionaryParser::new(reasoning, json, generation_prompt).stream_arguments(options.stream_arguments)),
         Handler::Ministral3 => Box::new(MinistralParser::new(reasoning, json).stream_arguments(options.stream_arguments)),
-        Handler::Autoparser => return None,
+        // Its markers come from the analysis.
+        Handler::Autoparser | Handler::Addressed => return None,
     })
+}
+
+/// Where a message header being read breaks in `text`, its next piece: at the first newline, or at
+/// the character that would take it past `max` bytes (`raw` is the header so far). Real headers are
+/// a few words on one line.
+fn header_break(raw: &str, text: &str, max: usize) -> Option<usize> {
+    let room = max.saturating_sub(raw.len());
+    text.char_indices().find(|&(i, c)| c == '\n' || i + c.len_utf8() > room).map(|(i, _)| i)
 }
 
 /// A parser that has read `prefill`, the part of the generation prompt the output continues (the

@@ -79,6 +79,7 @@ pub fn derive_spec(analysis: &Analysis, options: &DeriveOptions) -> (ResponseTem
         Handler::GptOss => d.harmony(),
         Handler::Ministral3 => d.ministral(),
         Handler::FunctionaryV32 => d.functionary(),
+        Handler::Addressed => d.addressed(),
         Handler::Autoparser => {
             d.reasoning();
             d.tools();
@@ -587,6 +588,10 @@ impl Deriver<'_> {
     fn functionary(&mut self) {
         self.named_json_calls_then_content(">>>(?P<name>[\\w.\\-]+)\\n");
         self.loss("functionary.recipients", "unsupported", "`>>>recipient` blocks have no closing marker and `>>>all` is content: the spec cannot end a region at the next opener nor exclude one name");
+    }
+
+    fn addressed(&mut self) {
+        self.loss("messages.recipients", "unsupported", "each message is headed by its recipient (content, reasoning or a tool's name) and a call's body follows the header: the spec cannot route a region by a name in its opener");
     }
 
     fn unterminated(&mut self) {
