@@ -152,3 +152,27 @@ test('templateOrSource must be a string or a live ChatTemplate', () => {
   assert.throws(() => parseOutput(t, 'x'), (e) => e instanceof Error);
   assert.throws(() => parseOutput('x', 'y', { reasoningFmt: 'none' }), (e) => e.kind === 'InvalidInput' && /reasoningFmt/.test(e.message));
 });
+
+test('addressed messages (Muse Glimmer): reasoning, a call and the answer routed by recipient, streamed by characters', () => {
+  const src = readFileSync(join(repoRoot, 'tests/fixtures/zoo/ollama-glimmer_chat_template.jinja'), 'utf8');
+  const tmpl = new ChatTemplate(src);
+  const a = analyzeTemplate(tmpl);
+  assert.equal(a.handler, 'addressed messages');
+  assert.deepEqual([a.messages.recipientPrefix, a.messages.contentRecipient, a.messages.reasoningRecipient], [' to=', 'user', 'self']);
+  const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+  const text = ' to=self<|message|>Weather first.<|eom|><|start|>assistant to=get_weather<|message|><atem:function_calls>\n'
+    + '<atem:invoke name="get_weather">\n<atem:parameter name="city">Paris</atem:parameter>\n</atem:invoke>\n</atem:function_calls>'
+    + '<|eom|><|start|>assistant to=user<|message|>Checking.<|eot|>';
+  const whole = parseOutput(tmpl, text, { tools, parallelToolCalls: true });
+  assert.equal(whole.reasoning_content, 'Weather first.');
+  assert.equal(whole.content, 'Checking.');
+  assert.deepEqual(whole.tool_calls.map((c) => [c.function.name, JSON.parse(c.function.arguments)]), [['get_weather', { city: 'Paris' }]]);
+  assert.ok(whole.tool_calls[0].id);
+  const p = new StreamParser(tmpl, { tools, parallelToolCalls: true });
+  const built = {};
+  for (const ch of text) for (const d of p.push(ch)) applyDelta(built, d);
+  for (const d of p.finish()) applyDelta(built, d);
+  assert.equal(built.content, whole.content);
+  assert.equal(built.reasoning_content, whole.reasoning_content);
+  assert.deepEqual(built.tool_calls.map((c) => c.function.arguments), whole.tool_calls.map((c) => c.function.arguments));
+});

@@ -193,6 +193,14 @@ export interface Analysis {
   assistantStart: string;
   reasoning: { mode: ReasoningMode; start: string; end: string };
   content: { mode: ContentMode; start: string; end: string; requiresNonnullContent: boolean };
+  /**
+   * Present (handler `'addressed messages'`) when the reply is a run of messages headed by their recipient,
+   * `<|start|>assistant to=user<|message|>…<|eot|>`: the header routes each body to content, reasoning or a tool call.
+   */
+  messages?: {
+    messageStart: string; recipientPrefix: string; headerEnd: string; contentRecipient: string;
+    reasoningRecipient?: string; messageEnds: string[];
+  };
   tools: {
     format: {
       mode: ToolFormat; sectionStart: string; sectionEnd: string; perCallStart: string; perCallEnd: string;

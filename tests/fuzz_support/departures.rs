@@ -1,5 +1,5 @@
 //! Subjects for the leniency departures of issue #13 that no conformance case writes (rules R5 in
-//! the Ministral format, R7 after a call, R14–R18, R20, R21, R23, R25, R26, R31): the long fuzz run mutates and chunks them like
+//! the Ministral format, R7 after a call, R14–R18, R20, R21, R23, R25, R26, R30, R31): the long fuzz run mutates and chunks them like
 //! every other subject.
 
 use super::{parsers_for, subject, Factory, Subject, Templates};
@@ -65,6 +65,14 @@ const NO_TOOLS_OUTPUTS: &[(&str, bool, &str)] = &[
     ("Kimi-K2-Thinking.jinja", true, "<think>reasoning<|tool_calls_section_begin|>tool_call_data</think>after"),
 ];
 
+/// Addressed messages (rule R30): the canonical form and its departures, in a template whose reply is
+/// messages headed by their recipient.
+const ADDRESSED_OUTPUTS: &[(&str, bool, &str)] = &[
+    ("ollama-glimmer_chat_template.jinja", true, " to=self<|message|>Check.<|eom|><|start|>assistant to=get_weather<|message|><atem:function_calls>\n<atem:invoke name=\"get_weather\">\n<atem:parameter name=\"city\">Paris</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eom|><|start|>assistant to=user<|message|>Done.<|eot|>"),
+    ("ollama-glimmer_chat_template.jinja", true, " to=user<|message|><atem:function_calls>\n<atem:invoke name=\"get_time<|message|><atem:parameter name=\"tz\">a <|eot|> b</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|start|>assistant<|message|>Use `<|start|>` here."),
+    ("ollama-glimmer_chat_template.jinja", true, " to=get_time<|message|>not a call<|eom|><|start|>assistant to=user<|message|>Running:\n<atem:function_calls>\n<atem:invoke name=\"get_time\">\n</atem:invoke>\n</atem:function_calls>\nDone.<|eot|> after"),
+];
+
 /// Label part of the subjects of [`NO_TOOLS_OUTPUTS`].
 const NO_TOOLS: &str = "no tools";
 
@@ -72,9 +80,14 @@ const NO_TOOLS: &str = "no tools";
 pub fn departure_subjects(templates: &mut Templates) -> Vec<Subject> {
     let tools = vec![tool("get_weather", json!({ "city": { "type": "string" } })), tool("get_time", json!({ "tz": { "type": "string" } }))];
     let mut out = Vec::new();
-    let all = OUTPUTS.iter().map(|o| (o, "")).chain(CALL_SYNTAX_OUTPUTS.iter().map(|o| (o, CALL_SYNTAX))).chain(NO_TOOLS_OUTPUTS.iter().map(|o| (o, NO_TOOLS)));
+    let all = OUTPUTS.iter().chain(ADDRESSED_OUTPUTS).map(|o| (o, "")).chain(CALL_SYNTAX_OUTPUTS.iter().map(|o| (o, CALL_SYNTAX))).chain(NO_TOOLS_OUTPUTS.iter().map(|o| (o, NO_TOOLS)));
     for (i, (&(name, thinking, output), group)) in all.enumerate() {
-        let (handler, markers, analysis) = templates.get(name);
+        let (handler, mut markers, analysis) = templates.get(name);
+        if let Some(m) = analysis.as_ref().and_then(|a| a.messages.as_ref()) {
+            // A call message's header names the tool its body calls again: the header's copy is syntax.
+            let names = ["get_weather", "get_time"].map(|n| format!("{}{n}", m.recipient_prefix.trim()));
+            markers = Rc::new(markers.iter().cloned().chain(names).collect());
+        }
         let tools = if group == NO_TOOLS { Vec::new() } else { tools.clone() };
         let options = RequestOptions { tools, enable_thinking: Some(thinking), parallel_tool_calls: true, ..Default::default() };
         let Ok(t) = ChatTemplate::new(&super::common::template_source(name), RenderOptions::default()) else { continue };

@@ -102,6 +102,11 @@ impl Templates {
                 }
                 markers.extend(["<|tool_call_start|>", "<|tool_call_end|>", "<tool_call>", "</tool_call>", "True", "False", "None"].map(String::from));
             }
+            if let Some(m) = &a.messages {
+                // Message headers are syntax: their start, recipient prefix, recipients and end.
+                markers.extend([&m.message_start, &m.recipient_prefix, &m.header_end, &m.content_recipient].map(|s| s.trim().to_string()));
+                markers.extend(m.reasoning_recipient.iter().cloned().chain(m.message_ends.iter().cloned()));
+            }
             if args.literal_values {
                 // Python literals become JSON ones (`True` → `true`): the words are syntax, not text.
                 markers.extend(["True", "False", "None"].map(String::from));

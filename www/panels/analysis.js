@@ -13,6 +13,9 @@ const MARKERS = [
   ['tools', 'arguments', 'namePrefix'], ['tools', 'arguments', 'nameSuffix'],
   ['tools', 'arguments', 'valuePrefix'], ['tools', 'arguments', 'valueSuffix'], ['tools', 'arguments', 'separator'],
   ['tools', 'callId', 'prefix'], ['tools', 'callId', 'suffix'],
+  // Addressed messages (handler 'addressed messages'): the header that routes each message.
+  ['messages', 'messageStart'], ['messages', 'recipientPrefix'], ['messages', 'headerEnd'],
+  ['messages', 'contentRecipient'], ['messages', 'reasoningRecipient'],
 ];
 const MODES = [['reasoning', 'mode'], ['content', 'mode'], ['tools', 'format', 'mode'], ['tools', 'callId', 'pos']];
 
@@ -77,6 +80,8 @@ function flags(a) {
   }
   const rn = get(a, ['content', 'requiresNonnullContent']);
   if (typeof rn === 'boolean') items.push(h('span', { class: `chip ${rn ? 'yes' : 'no'}` }, `content.requiresNonnullContent: ${rn}`));
+  const ends = get(a, ['messages', 'messageEnds']);
+  if (Array.isArray(ends) && ends.length) items.push(h('span', { class: 'chip' }, `messages.messageEnds: ${ends.join(', ')}`));
   if (get(a, ['tools', 'requiresWireShape'])) items.push(h('span', { class: 'chip yes' }, 'tools.requiresWireShape: true'));
   return items.length ? h('div', { class: 'chips' }, items) : null;
 }
