@@ -114,14 +114,16 @@ fn tagged_values_are_typed_by_the_schema() {
     let props = json!({
         "s": { "type": "string" }, "i": { "type": "integer" }, "b": { "type": "boolean" }, "o": { "type": "object" },
         "a": { "type": "array" }, "n": { "type": "null" }, "u": { "anyOf": [{ "type": "integer" }, { "type": "null" }] },
-        "us": { "anyOf": [{ "type": "integer" }, { "type": "string" }] }
+        "us": { "anyOf": [{ "type": "integer" }, { "type": "string" }] },
+        // A string that admits null: `null` is null, anything else (even `nullx`, `nu`) the string written.
+        "sn": { "anyOf": [{ "type": "null" }, { "type": "string" }] }, "sn2": { "type": ["string", "null"] }, "sn3": { "type": ["string", "null"] }
     });
     let tools = vec![json!({ "type": "function", "function": { "name": "f", "parameters": { "type": "object", "properties": props } } })];
     let options = RequestOptions { tools, ..Default::default() };
     let p = |k: &str, v: &str| format!("<parameter={k}>\n{v}\n</parameter>\n");
-    let body: String = [("s", "5"), ("i", "29"), ("b", "true"), ("o", r#"{"k": 1}"#), ("a", "[1, 2]"), ("n", "null"), ("u", "7"), ("us", "x")].iter().map(|(k, v)| p(k, v)).collect();
+    let body: String = [("s", "5"), ("i", "29"), ("b", "true"), ("o", r#"{"k": 1}"#), ("a", "[1, 2]"), ("n", "null"), ("u", "7"), ("us", "x"), ("sn", "null"), ("sn2", "nullx"), ("sn3", "nu")].iter().map(|(k, v)| p(k, v)).collect();
     let (m, _) = parse("Qwen3-Coder.jinja", &options, &format!("<tool_call>\n<function=f>\n{body}</function>\n</tool_call>"));
-    let want = json!({ "s": "5", "i": 29, "b": true, "o": {"k": 1}, "a": [1, 2], "n": null, "u": 7, "us": "x" });
+    let want = json!({ "s": "5", "i": 29, "b": true, "o": {"k": 1}, "a": [1, 2], "n": null, "u": 7, "us": "x", "sn": null, "sn2": "nullx", "sn3": "nu" });
     assert_eq!(calls(&m), vec![("f".to_string(), want)]);
 }
 

@@ -19,12 +19,20 @@ pub struct ToolDef {
     pub string_params: Vec<String>,
     /// Parameter names declared with a non-string type (their tagged values are raw JSON).
     pub typed_params: Vec<String>,
+    /// String parameters whose schema admits `null` too (`anyOf: [{type: null}, {type: string}]`):
+    /// a tagged value `null` is null, not the string "null".
+    pub nullable_params: Vec<String>,
 }
 
 impl ToolDef {
     /// Whether the schema declares `param`.
     pub fn declares(&self, param: &str) -> bool {
         self.string_params.iter().chain(&self.typed_params).any(|p| p == param)
+    }
+
+    /// Whether `param` is a string parameter that admits null as well.
+    pub fn is_nullable(&self, param: &str) -> bool {
+        self.nullable_params.iter().any(|p| p == param)
     }
 
     /// Whether a tagged value of `param` is a string. Undeclared parameters are strings.
@@ -427,14 +435,29 @@ fn may_be_string(schema: &Value) -> Option<bool> {
     None
 }
 
+/// Does this JSON schema admit null? Only an explicit `null` type (or an alternative of it) counts.
+fn may_be_null(schema: &Value) -> bool {
+    let Some(obj) = schema.as_object() else { return false };
+    match obj.get("type") {
+        Some(Value::String(s)) => return s == "null",
+        Some(Value::Array(a)) => return a.iter().any(|x| x == "null"),
+        _ => {}
+    }
+    ["anyOf", "oneOf"].iter().any(|key| matches!(obj.get(*key), Some(Value::Array(alts)) if alts.iter().any(may_be_null)))
+}
+
 fn tool_def(tool: &Value) -> Option<ToolDef> {
     let func = tool.get("function").unwrap_or(tool);
     let name = func.get("name")?.as_str()?.to_string();
-    let mut def = ToolDef { name, string_params: Vec::new(), typed_params: Vec::new() };
+    let mut def = ToolDef { name, string_params: Vec::new(), typed_params: Vec::new(), nullable_params: Vec::new() };
     if let Some(props) = func.get("parameters").and_then(|p| p.get("properties")).and_then(Value::as_object) {
         for (k, schema) in props {
             match may_be_string(schema) {
                 Some(false) => def.typed_params.push(k.clone()),
+                Some(true) if may_be_null(schema) => {
+                    def.string_params.push(k.clone());
+                    def.nullable_params.push(k.clone());
+                }
                 _ => def.string_params.push(k.clone()),
             }
         }

@@ -467,8 +467,13 @@ impl AutoParser {
                 call.literal = LiteralValue::default();
                 // No schema for it: a whole JSON object or array stays JSON (rule R14).
                 let schemaless = is_string && t.typed_value_prefix.is_empty() && t.raw_value.0.is_empty() && tool.is_none_or(|d| !d.declares(name));
-                call.sniff = if schemaless && !t.literal { super::untyped_value::Sniff::Pending } else { super::untyped_value::Sniff::Off };
-                if is_string && !t.literal && !schemaless {
+                let nullable = is_string && !t.literal && t.typed_value_prefix.is_empty() && tool.is_some_and(|d| d.is_nullable(name));
+                call.sniff = match () {
+                    _ if schemaless && !t.literal => super::untyped_value::Sniff::Pending,
+                    _ if nullable => super::untyped_value::Sniff::Null,
+                    _ => super::untyped_value::Sniff::Off,
+                };
+                if is_string && !t.literal && call.sniff == super::untyped_value::Sniff::Off {
                     call.data.args.push('"');
                 }
                 self.trail = if typed { t.typed_value_prefix.trail.clone() } else { end.trail.clone() };

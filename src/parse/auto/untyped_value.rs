@@ -1,4 +1,4 @@
-//! Tagged argument values without a schema (rule R14).
+//! Tagged argument values without a schema (rule R14), and `null` for a string parameter that admits it.
 //!
 //! A tagged value's type comes from the tool's JSON Schema; an argument the schema does not declare
 //! (or a tool declared without parameters) has none, and its value is a string. Except when the
@@ -25,6 +25,9 @@ pub enum Sniff {
     Pending,
     /// Starts with `{` or `[`: held whole until the value ends.
     Json,
+    /// A string parameter that admits null: held while it can still be `null` (the template writes
+    /// None so), then a string unless it is exactly that.
+    Null,
 }
 
 impl AutoParser {
@@ -38,6 +41,11 @@ impl AutoParser {
                 call.typed_at = abs;
             }
             call.typed_raw.push_str(piece);
+        }
+        if call.sniff == Sniff::Null && !"null".starts_with(call.typed_raw.trim_matches(is_space)) {
+            call.sniff = Sniff::Off;
+            call.data.args.push('"');
+            escape_inner(&std::mem::take(&mut call.typed_raw), &mut call.data.args);
         }
         if call.sniff == Sniff::Pending {
             match call.typed_raw.trim_start_matches(is_space).chars().next() {
@@ -78,6 +86,10 @@ impl AutoParser {
                 self.diag(at, format!("argument without a schema holds a JSON {kind}: kept as JSON, not a string (rule R14)"));
                 return;
             }
+        }
+        if sniff == Sniff::Null && raw.trim_matches(is_space) == "null" {
+            call.data.args.push_str("null");
+            return;
         }
         if sniff != Sniff::Off {
             call.data.args.push('"');
