@@ -118,6 +118,9 @@ impl Templates {
         // counter in front) are markers on their own.
         let tokens: Vec<String> = markers.iter().flat_map(|m| special_tokens(m)).collect();
         markers.extend(tokens);
+        // The markers written without their special-token part (rule R33) are markers too.
+        let plain: Vec<String> = markers.iter().map(|m| chat_autoparser::testing::without_special_part(m)).collect();
+        markers.extend(plain);
         let mut seen = std::collections::HashSet::new();
         markers.retain(|m| !m.trim().is_empty() && seen.insert(m.clone()));
         let v = (handler, Rc::new(markers), analysis);
