@@ -18,6 +18,7 @@ mod dropped;
 mod json_departures;
 mod json_hold;
 mod json_in_tagged;
+mod key_value_args;
 mod lenient_markers;
 mod missing_call_opener;
 mod tool;
