@@ -75,6 +75,8 @@ pub fn tool_dialects(cfg: &mut ParserConfig) -> Vec<ParserConfig> {
         t.trigger = t.trigger.clone().with_alts(triggers);
         t.call_trigger = t.call_trigger.clone().with_alts(call_triggers);
     }
+    // A call in another of the template's tags (R29): entered by `wrapper_trigger`, not the trigger.
+    dialects.extend(super::tag_wrappers::wrapper_dialects(cfg));
     dialects
 }
 

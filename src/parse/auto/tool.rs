@@ -511,6 +511,9 @@ impl AutoParser {
                     }
                     Expect::NeedMore => Step::Wait,
                     Expect::No => {
+                        if let Some(step) = self.whole_call_not_closed() {
+                            return step;
+                        }
                         if !(eof && text.trim_matches(is_space).is_empty()) {
                             self.diag(abs, format!("expected `{}` after tool-call arguments", m.core));
                         }
@@ -587,6 +590,9 @@ impl AutoParser {
                     }
                     Expect::NeedMore => Step::Wait,
                     Expect::No => {
+                        if let Some(step) = self.whole_call_not_closed() {
+                            return step;
+                        }
                         if !(eof && text.trim_matches(is_space).is_empty()) {
                             self.diag(abs, format!("expected `{}` after the tool calls", m.core));
                         }
