@@ -101,6 +101,9 @@ pub struct ToolConfig {
     /// A call whose name the layout delimits may name a tool the request did not declare (rule
     /// R22): only in the template's own layout, never in the fallback or another call syntax.
     pub undeclared: bool,
+    /// The openers of the template's role tag pairs (`<user>`), in which a whole call may be
+    /// written (rule R29, `parse::tag_wrappers`): looked for in content only.
+    pub wrapper_trigger: Marker,
 }
 
 impl ToolConfig {
@@ -152,6 +155,10 @@ pub struct ParserConfig {
     /// For a dialect that is a departure of its own rather than another spelling (rule R21,
     /// `parse::call_syntax`): the diagnostic entering it adds.
     pub dialect_note: Option<&'static str>,
+    /// For a dialect whose calls count only whole (rule R29, `parse::tag_wrappers`): a call goes
+    /// out once its closing marker is read, adding this diagnostic; a call that breaks or is not
+    /// closed is content.
+    pub whole_call_note: Option<String>,
     /// The configuration that reads a pythonic call where this one's JSON call object is due
     /// (rule R20, `parse::call_syntax`); `None` unless the tool format writes JSON call objects.
     pub pythonic: Option<Rc<ParserConfig>>,
@@ -255,7 +262,7 @@ impl ParserConfig {
         };
         let reasoning_ends_at_call = r.mode == ReasoningMode::ToolsOnly;
         let reasoning_call_openers = if tools.is_none() && reasoning.is_some() { tool_openers(analysis) } else { Vec::new() };
-        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, reasoning_call_openers, turn_end: Vec::new(), tool_result: Vec::new(), fallback_rule: None, dialect_note: None, pythonic: None, call_prefixes: Vec::new(), unwritten_closer: Marker::default(), stream_arguments: options.stream_arguments };
+        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, reasoning_call_openers, turn_end: Vec::new(), tool_result: Vec::new(), fallback_rule: None, dialect_note: None, whole_call_note: None, pythonic: None, call_prefixes: Vec::new(), unwritten_closer: Marker::default(), stream_arguments: options.stream_arguments };
         let taken: Vec<String> = {
             let text = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s.core.clone(), e.core.clone()]);
             let tools = cfg.tools.iter().flat_map(|t| {
@@ -270,6 +277,11 @@ impl ParserConfig {
         cfg.tool_result = analysis.tool_result_markers.iter().filter(free).map(|m| Marker::new(m)).collect();
         cfg.respell_text_markers(analysis);
         cfg.source_markers(analysis);
+        let roles = [analysis.user_start.as_str(), analysis.assistant_start.as_str()];
+        let wrappers = super::tag_wrappers::wrapper_openers(&cfg, &roles, &analysis.source_tokens);
+        if let (Some(t), Some((first, rest))) = (cfg.tools.as_mut(), wrappers.split_first()) {
+            t.wrapper_trigger = Marker::new(first).with_alts(rest.to_vec());
+        }
         cfg.pythonic = call_syntax::pythonic_variant(&cfg).map(Rc::new);
         cfg
     }
@@ -408,6 +420,7 @@ fn tool_config(analysis: &Analysis, tools: &[Value]) -> ToolConfig {
         counter_head: counter.map(|(head, _)| head),
         // A bare JSON object is a call only by the name it gives: that one must be declared.
         undeclared: !trigger_is_body,
+        wrapper_trigger: Marker::default(),
     }
 }
 

@@ -2,20 +2,40 @@
 //! spelling (`<|tool▁calls▁begin|>` for `<｜tool▁calls▁begin｜>`) writes all of them that way. Each
 //! respelling of `parse::spelling` that changes the call trigger gives a dialect: the configuration
 //! with every token-like tool marker respelled alike. The parser switches to the dialect whose trigger
-//! the output wrote, for that call section, and back to the template's spelling after it.
+//! the output wrote, for that call section, and back to the template's spelling after it. The markers
+//! written without their special-token part (rule R33: `<invoke name="` for `<｜DSML｜invoke name="`)
+//! are one more such dialect.
 
 use super::config::{ParserConfig, ToolConfig};
 use super::marker::Marker;
-use super::spelling::{respell, RESPELLINGS};
+use super::spelling::{respell, without_special_part, RESPELLINGS};
 
-fn respell_marker(m: &Marker, f: fn(&str) -> String) -> Marker {
+/// One way a model writes all of a template's tool markers alike.
+#[derive(Clone, Copy)]
+enum Spelling {
+    /// A respelling of the token-like markers (R9).
+    Respelled(fn(&str) -> String),
+    /// Every marker without its special-token part (R33).
+    SpecialPartDropped,
+}
+
+impl Spelling {
+    fn apply(self, core: &str) -> String {
+        match self {
+            Spelling::Respelled(f) => respell(core, f),
+            Spelling::SpecialPartDropped => without_special_part(core),
+        }
+    }
+}
+
+fn respell_marker(m: &Marker, f: Spelling) -> Marker {
     if m.is_empty() {
         return m.clone();
     }
-    Marker::new(&format!("{}{}{}", m.lead, respell(&m.core, f), m.trail))
+    Marker::new(&format!("{}{}{}", m.lead, f.apply(&m.core), m.trail))
 }
 
-fn respell_tools(t: &ToolConfig, f: fn(&str) -> String) -> ToolConfig {
+fn respell_tools(t: &ToolConfig, f: Spelling) -> ToolConfig {
     let mut d = t.clone();
     for m in [
         &mut d.section_start, &mut d.section_end, &mut d.per_call_start, &mut d.per_call_end, &mut d.name_prefix, &mut d.name_suffix,
@@ -26,9 +46,9 @@ fn respell_tools(t: &ToolConfig, f: fn(&str) -> String) -> ToolConfig {
         *m = respell_marker(m, f);
     }
     for s in [&mut d.raw_value.0, &mut d.raw_value.1, &mut d.string_delim] {
-        *s = respell(s, f);
+        *s = f.apply(s);
     }
-    d.counter_head = d.counter_head.as_deref().map(|h| respell(h, f));
+    d.counter_head = d.counter_head.as_deref().map(|h| f.apply(h));
     d
 }
 
@@ -36,7 +56,7 @@ fn respell_tools(t: &ToolConfig, f: fn(&str) -> String) -> ToolConfig {
 pub fn tool_dialects(cfg: &mut ParserConfig) -> Vec<ParserConfig> {
     let Some(t) = cfg.tools.as_ref().filter(|t| !t.trigger_is_body) else { return Vec::new() };
     let mut dialects: Vec<ParserConfig> = Vec::new();
-    for f in RESPELLINGS {
+    for f in RESPELLINGS.map(Spelling::Respelled).into_iter().chain([Spelling::SpecialPartDropped]) {
         let d = respell_tools(t, f);
         let new_trigger = d.trigger.core != t.trigger.core || d.call_trigger.core != t.call_trigger.core;
         let seen = dialects.iter().any(|o| o.tools.as_ref().is_some_and(|o| o.trigger.core == d.trigger.core && o.call_trigger.core == d.call_trigger.core));
@@ -55,6 +75,8 @@ pub fn tool_dialects(cfg: &mut ParserConfig) -> Vec<ParserConfig> {
         t.trigger = t.trigger.clone().with_alts(triggers);
         t.call_trigger = t.call_trigger.clone().with_alts(call_triggers);
     }
+    // A call in another of the template's tags (R29): entered by `wrapper_trigger`, not the trigger.
+    dialects.extend(super::tag_wrappers::wrapper_dialects(cfg));
     dialects
 }
 

@@ -22,6 +22,7 @@ pub mod missing_opener;
 pub mod scan;
 pub mod source_markers;
 pub mod spelling;
+pub mod tag_wrappers;
 
 /// A streaming output parser.
 pub trait OutputParser {

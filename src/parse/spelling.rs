@@ -36,6 +36,33 @@ pub const RESPELLINGS: [fn(&str) -> String; 8] = [
     |s| s.to_ascii_uppercase(),
 ];
 
+/// The marker without its special-token part (rule R33): a tag whose name carries a special token
+/// (`<｜DSML｜invoke name="`, `</｜DSML｜parameter>`, ASCII `|` alike) written as the tag alone
+/// (`<invoke name="`, `</parameter>`), as text decoded with special tokens skipped reads. Only a
+/// pipe-delimited word right after `<` or `</` and followed by the tag's own name is dropped, so a
+/// marker that is a token itself (`<|tool_call_start|>`) is unchanged.
+pub fn without_special_part(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('<') {
+        let (before, tag) = rest.split_at(i);
+        out.push_str(before);
+        let open = if tag.starts_with("</") { 2 } else { 1 };
+        let (head, body) = tag.split_at(open);
+        out.push_str(head);
+        rest = body;
+        let Some(pipe) = body.chars().next().filter(|c| matches!(c, '|' | '｜')) else { continue };
+        let inner = &body[pipe.len_utf8()..];
+        let word = inner.find(|c: char| c == pipe || matches!(c, '<' | '>' | '|' | '｜') || c.is_whitespace()).unwrap_or(inner.len());
+        let after = inner.get(word..).and_then(|a| a.strip_prefix(pipe));
+        if let Some(after) = after.filter(|a| word > 0 && a.starts_with(|c: char| c.is_alphanumeric() || c == '_')) {
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// `core` in respelling `f` when it is a token-like marker, else unchanged.
 pub fn respell(core: &str, f: fn(&str) -> String) -> String {
     if token_like(core) { f(core) } else { core.to_string() }
@@ -71,5 +98,15 @@ mod tests {
         let mined = vec!["<|Tool-Call|>".to_string(), "<|other|>".to_string()];
         assert!(variants("<|tool_call|>", &mined, &[]).contains(&"<|Tool-Call|>".to_string()));
         assert!(!variants("<|tool_call|>", &[], &["<|TOOL_CALL|>"]).contains(&"<|TOOL_CALL|>".to_string()));
+    }
+
+    #[test]
+    fn special_part_dropped_only_inside_a_tag() {
+        assert_eq!(without_special_part("<｜DSML｜invoke name=\""), "<invoke name=\"");
+        assert_eq!(without_special_part("</｜DSML｜parameter>"), "</parameter>");
+        assert_eq!(without_special_part("<|DSML|tool_calls>"), "<tool_calls>");
+        for same in ["<|tool_call_start|>", "<｜tool▁calls▁begin｜>", "a | b |c", "<||x>", "<|a b|c>", "\" string=\"true\">"] {
+            assert_eq!(without_special_part(same), same);
+        }
     }
 }

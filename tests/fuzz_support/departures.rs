@@ -1,5 +1,5 @@
 //! Subjects for the leniency departures of issue #13 that no conformance case writes (rules R5 in
-//! the Ministral format, R7 after a call, R14–R18, R20, R21, R23, R25, R26, R30, R31): the long fuzz run mutates and chunks them like
+//! the Ministral format, R7 after a call, R14–R18, R20, R21, R23, R24, R25, R26, R29, R30, R31, R33): the long fuzz run mutates and chunks them like
 //! every other subject.
 
 use super::{parsers_for, subject, Factory, Subject, Templates};
@@ -29,7 +29,7 @@ const OUTPUTS: &[(&str, bool, &str)] = &[
     ("mistralai-Ministral-3-14B-Reasoning-2512.jinja", true, "thinking[/THInot end tag"),
 ];
 
-/// The call-syntax and bracket departures (rules R20, R21), JSON in tagged calls (R23, R26) and a call without its opener (R31): read whole as written, nothing lost.
+/// The call-syntax and bracket departures (rules R20, R21), JSON in tagged calls (R23, R26), a call without its opener (R31), `key=value` arguments (R24), a call in a role tag (R29) and markers without their special-token part (R33): read whole as written, nothing lost.
 const CALL_SYNTAX_OUTPUTS: &[(&str, bool, &str)] = &[
     // R20: pythonic calls where the template writes JSON call objects.
     ("Qwen-Qwen3-0.6B.jinja", false, "<tool_call>\nget_weather(city=\"Paris\")\n</tool_call>\n<tool_call>\n[get_time(tz='UTC'), {\"name\": \"get_time\", \"arguments\": {}}]\n</tool_call>"),
@@ -48,6 +48,13 @@ const CALL_SYNTAX_OUTPUTS: &[(&str, bool, &str)] = &[
     ("Qwen-Qwen3-0.6B.jinja", false, "<tool_call>\nget_weather(city=\"Paris\")\nget_time(tz='UTC'); get_time()\n</tool_call>"),
     // R31: a call without its per-call opener right after the section opener.
     ("deepseek-ai-DeepSeek-V3.1.jinja", false, "<｜tool▁calls▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"Paris\"}<｜tool▁call▁end｜><｜tool▁call▁begin｜>get_time<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
+    // R29: a whole call in one of the template's role tags, tagged or as a JSON call object.
+    ("ollama-laguna_v2_chat_template.jinja", false, "Sure.\n<user>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</user>\n<assistant>\n{\"name\": \"get_time\", \"arguments\": {}}\n</assistant>"),
+    // R33: tool-call markers written without their special-token part.
+    ("deepseek-ai-DeepSeek-V3.2.jinja", false, "Sure.\n\n<function_calls>\n<invoke name=\"get_weather\">\n<parameter name=\"city\" string=\"true\">Paris</parameter>\n</invoke>\n<invoke name=\"get_time\">\n</invoke>\n</function_calls>"),
+    ("deepseek-ai-DeepSeek-V4.jinja", false, "<tool_calls><invoke name=\"get_weather\"><parameter name=\"city\" string=\"false\">{\"name\": \"Paris\"}</parameter></invoke></tool_calls>"),
+    // R24: `key=value` arguments after a tagged call's name.
+    ("node-llama-cpp-glm4_7flash.jinja", false, "Sure.<tool_call>get_weather city=Paris days=3\nnote='two words'</tool_call><tool_call>get_time tz=UTC</tool_call>"),
     // R23: a JSON call object in a tagged call's markers.
     ("GLM-4.6.jinja", false, "<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}</tool_call>\n<tool_call>get_time</tool_call>"),
     ("Qwen3-Coder.jinja", false, "<tool_call>\n{\"name\": \"get_time\", \"parameters\": {\"tz\": \"UTC\"}}\n</tool_call>"),

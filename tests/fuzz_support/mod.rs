@@ -123,6 +123,17 @@ impl Templates {
         // counter in front) are markers on their own.
         let tokens: Vec<String> = markers.iter().flat_map(|m| special_tokens(m)).collect();
         markers.extend(tokens);
+        // Role tags (`<user>` … `</user>`) may wrap a call (rule R29).
+        if let Some(a) = analysis.as_ref() {
+            for role in [&a.user_start, &a.assistant_start].map(|r| r.trim()) {
+                if let Some(name) = role.strip_prefix('<').and_then(|r| r.strip_suffix('>')).filter(|n| !n.is_empty() && n.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-'))) {
+                    markers.extend([role.to_string(), format!("</{name}>")]);
+                }
+            }
+        }
+        // The markers written without their special-token part (rule R33) are markers too.
+        let plain: Vec<String> = markers.iter().map(|m| chat_autoparser::testing::without_special_part(m)).collect();
+        markers.extend(plain);
         let mut seen = std::collections::HashSet::new();
         markers.retain(|m| !m.trim().is_empty() && seen.insert(m.clone()));
         let v = (handler, Rc::new(markers), analysis);

@@ -128,8 +128,14 @@ impl AutoParser {
         if let Some(d) = crate::parse::dialect::dialect_of(&self.dialects, spelled).cloned() {
             let canonical = if t.call_trigger.spellings().any(|s| s == spelled) { t.call_trigger.core.clone() } else { t.trigger.core.clone() };
             match d.dialect_note {
+                // Said when the call goes out (R29).
+                _ if d.whole_call_note.is_some() => {}
                 Some(note) => self.diag(abs, note),
-                None => self.diag(abs, format!("tool-call markers written as {spelled:?} for {canonical:?} and alike (rule R9)")),
+                // A respelling keeps the spelling key; a dropped special-token part does not.
+                None if crate::parse::spelling::spelling_key(spelled) == crate::parse::spelling::spelling_key(&canonical) => {
+                    self.diag(abs, format!("tool-call markers written as {spelled:?} for {canonical:?} and alike (rule R9)"))
+                }
+                None => self.diag(abs, format!("tool-call markers written without their special-token part, {spelled:?} for {canonical:?} and alike (rule R33)")),
             }
             self.cfg = d;
         }

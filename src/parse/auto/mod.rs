@@ -18,7 +18,9 @@ mod dropped;
 mod json_departures;
 mod json_hold;
 mod json_in_tagged;
+mod key_value_args;
 mod lenient_markers;
+mod tag_wrapped_call;
 mod missing_call_opener;
 mod tool;
 mod untyped_value;
@@ -164,7 +166,7 @@ impl AutoParser {
         };
         let cfg = Rc::clone(&p.cfg);
         let text_markers = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s, e]);
-        let tool_markers = cfg.tools.iter().flat_map(|t| [&t.trigger, &t.call_trigger]).chain(&cfg.reasoning_call_openers);
+        let tool_markers = cfg.tools.iter().flat_map(|t| [&t.trigger, &t.call_trigger, &t.wrapper_trigger]).chain(&cfg.reasoning_call_openers);
         for m in text_markers.chain(tool_markers).chain(cfg.dropped_in_content()) {
             m.mark_first_bytes(&mut p.text_marker_bytes);
         }
@@ -279,9 +281,10 @@ impl AutoParser {
         // JSON arguments cannot be taken back once streamed, so a JSON call goes out once they are
         // whole and valid; until then it can still be rolled back into content (`json_hold.rs`).
         let holds_json = self.holds_json_call();
+        let held_whole = self.held_until_closed();
         let call = &mut self.call;
         if !call.committed {
-            if !(call.header_ready && call.data.tool.is_some()) {
+            if held_whole || !(call.header_ready && call.data.tool.is_some()) {
                 return;
             }
             if holds_json && !call.data.args_complete && !self.flush_partial {
@@ -292,6 +295,9 @@ impl AutoParser {
             call.index = self.calls;
             self.calls += 1;
             self.line_start = true;
+            if let Some(note) = &self.cfg.whole_call_note {
+                self.diags.add(call.start, note.clone());
+            }
             if let Some(rule) = &self.cfg.fallback_rule {
                 let message = format!("tool call read by the fallback for a template without a tool format: {rule} (rule R13)");
                 self.diags.add(call.start, message);
@@ -702,7 +708,7 @@ impl AutoParser {
         let cfg = Rc::clone(&self.cfg);
         let mut wanted: Vec<&Marker> = Vec::new();
         if let Some(t) = cfg.tools.as_ref() {
-            wanted.extend([&t.trigger, &t.call_trigger]);
+            wanted.extend([&t.trigger, &t.call_trigger, &t.wrapper_trigger]);
         }
         wanted.extend(cfg.content_wrap.as_ref().map(|(s, _)| s));
         if let Some((s, e)) = cfg.reasoning.as_ref() {
@@ -727,10 +733,9 @@ impl AutoParser {
         let trigger = self.tools().and_then(|t| {
             let section = t.trigger.find(scope).map(|m| (m, t.trigger_is_body, true));
             let call = t.call_trigger.find(scope).map(|m| (m, false, false));
-            match (section, call) {
-                (Some(a), Some(b)) => Some(if b.0 .0 < a.0 .0 { b } else { a }),
-                (a, b) => a.or(b),
-            }
+            // A call in another of the template's tags (rule R29) starts as a call of its own.
+            let wrapped = t.wrapper_trigger.find(scope).map(|m| (m, false, true));
+            [section, call, wrapped].into_iter().flatten().min_by_key(|((s, _), _, _)| *s)
         });
         let wrap = self.cfg.content_wrap.as_ref().and_then(|(s, _)| s.find(scope));
         if let Some(step) = self.reasoning_in_content(text, scope, abs, trigger.map(|t| t.0 .0), wrap.map(|w| w.0), out) {
@@ -752,7 +757,7 @@ impl AutoParser {
                 let keep = if eof {
                     0
                 } else {
-                    let t = self.tools().map_or(0, |t| t.trigger.holdback(text).max(t.call_trigger.holdback(text)));
+                    let t = self.tools().map_or(0, |t| t.trigger.holdback(text).max(t.call_trigger.holdback(text)).max(t.wrapper_trigger.holdback(text)));
                     let w = self.cfg.content_wrap.as_ref().map_or(0, |(s, _)| s.holdback(text));
                     let eot = self.cfg.dropped_in_content().map(|m| m.holdback(text)).max().unwrap_or(0);
                     let keep = t.max(w).max(self.reasoning_holdback(text)).max(eot).max(self.fallback_holdback(text));

@@ -185,7 +185,7 @@ impl AutoParser {
             ToolStep::JsonAfter => self.json_after_departure(text, abs, eof),
             ToolStep::Name => self.json_in_pythonic_departure(text, abs).or_else(|| self.json_call_in_tagged(step, text, abs, eof)),
             ToolStep::NamePrefix => self.json_call_in_tagged(step, text, abs, eof),
-            ToolStep::ArgNext => self.json_body_in_tagged(text, abs, eof),
+            ToolStep::ArgNext => self.json_body_in_tagged(text, abs, eof).or_else(|| self.key_value_args(text, abs, eof)),
             ToolStep::Section => self.section_separator_departure(text, abs),
             ToolStep::AfterArgs(k) if k != Closing::ArgsEnd => self.literal_call_after_departure(text, abs, eof),
             _ => None,
@@ -516,6 +516,9 @@ impl AutoParser {
                     }
                     Expect::NeedMore => Step::Wait,
                     Expect::No => {
+                        if let Some(step) = self.whole_call_not_closed() {
+                            return step;
+                        }
                         if !(eof && text.trim_matches(is_space).is_empty()) {
                             self.diag(abs, format!("expected `{}` after tool-call arguments", m.core));
                         }
@@ -592,6 +595,9 @@ impl AutoParser {
                     }
                     Expect::NeedMore => Step::Wait,
                     Expect::No => {
+                        if let Some(step) = self.whole_call_not_closed() {
+                            return step;
+                        }
                         if !(eof && text.trim_matches(is_space).is_empty()) {
                             self.diag(abs, format!("expected `{}` after the tool calls", m.core));
                         }
