@@ -156,3 +156,30 @@ fn the_template_round_trips() {
     let failed: Vec<String> = report.results.iter().filter(|r| !r.ok).map(|r| format!("{}: {:?}", r.name, r.error)).collect();
     assert!(report.ok, "{failed:?}");
 }
+
+/// Functionary v2.2: `<|from|>assistant\n<|recipient|>NAME\n<|content|>` + the call's JSON arguments, with
+/// no recipient prefix and no end token between messages — the same structure, read by the same rules.
+const FUNCTIONARY_V2: &str = "hfjs-meetkai-functionary-medium-v2.2.jinja";
+
+#[test]
+fn a_recipient_header_with_json_arguments_as_the_body() {
+    let t = ChatTemplate::new(&common::template_source(FUNCTIONARY_V2), RenderOptions::default()).unwrap();
+    let m = t.analysis().unwrap().messages.clone().expect("messages");
+    assert_eq!((m.message_start.as_str(), m.recipient_prefix.as_str(), m.header_end.as_str()), ("<|from|>assistant\n<|recipient|>", "", "\n<|content|>"));
+    assert_eq!((m.content_recipient.as_str(), m.reasoning_recipient.as_deref(), m.message_ends.as_slice()), ("all", None, &["<|stop|>".to_string()][..]));
+    let out = "all\n<|content|>Checking both.\n<|from|>assistant\n<|recipient|>get_weather\n<|content|>{\"city\": \"Oslo\", \"days\": 2}\n<|from|>assistant\n<|recipient|>muse.bash\n<|content|>{\"command\": \"ls\"}<|stop|>";
+    let (msg, diags) = parse_chunked(FUNCTIONARY_V2, &options(), out, &SIZES);
+    assert_eq!(msg.content.trim_end(), "Checking both.");
+    assert_eq!(calls(&msg), [("get_weather".to_string(), json!({"city": "Oslo", "days": 2})), ("muse.bash".to_string(), json!({"command": "ls"}))]);
+    assert!(diags.is_empty(), "{diags:?}");
+    // A body that is no JSON object, to a tool, is content.
+    let (msg, diags) = parse_chunked(FUNCTIONARY_V2, &options(), "get_weather\n<|content|>{\"city\": <|stop|>", &SIZES);
+    assert_eq!((msg.content.as_str(), msg.tool_calls.len()), ("{\"city\": ", 0));
+    assert!(has(&diags, "R30"));
+    let report = verify_template(&t);
+    assert!(report.ok, "{:?}", report.results.iter().filter(|r| !r.ok).map(|r| (&r.name, &r.error)).collect::<Vec<_>>());
+    let mut o = options();
+    o.tool_choice = chat_autoparser::api::ToolChoice::Required;
+    let g = build_grammar(t.analysis().unwrap(), &o).unwrap();
+    assert!(check_grammar(&g.gbnf, "get_weather\n<|content|>{\"city\": \"Oslo\"}").unwrap().accepted, "{}", g.gbnf);
+}

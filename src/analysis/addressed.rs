@@ -35,7 +35,8 @@ pub fn analyze(pr: &mut Prober, t: &ToolsAnalysis, parallel: bool) -> Option<Add
     let after_prefix = text_head.strip_prefix(recipient_prefix)?;
     let word_len = after_prefix.find(|c: char| !is_recipient_char(c)).unwrap_or(after_prefix.len());
     let (content_recipient, header_end) = after_prefix.split_at(word_len);
-    let marker_like = |s: &str| s.starts_with(['<', '[', '|']) && trim_ws(s).len() > 2;
+    // The header ends in a marker (`<|message|>`, `\n<|content|>`), not in text.
+    let marker_like = |s: &str| trim_ws(s).starts_with(['<', '[', '|']) && trim_ws(s).len() > 2;
     let call_head = format!("{recipient_prefix}{FUN_FIRST}{header_end}");
     if content_recipient.len() < 2 || !marker_like(header_end) || !call.starts_with(&call_head) {
         return None;
@@ -48,10 +49,14 @@ pub fn analyze(pr: &mut Prober, t: &ToolsAnalysis, parallel: bool) -> Option<Add
         }
     };
     push_end(&mut ends, text.rsplit_once(ASSISTANT_MSG).map_or("", |(_, t)| t));
-    // Where a call's body ends: its section / call closer.
-    let closer = [&t.format.section_end, &t.format.per_call_end, &t.function.close].into_iter().map(|s| trim_ws(s)).find(|s| !s.is_empty()).unwrap_or("");
+    // Where a call's body ends: its section / call closer, or where the body is the arguments alone,
+    // the end of their JSON object.
+    let mut closer = [&t.format.section_end, &t.format.per_call_end, &t.function.close].into_iter().map(|s| trim_ws(s).to_string()).find(|s| !s.is_empty()).unwrap_or_default();
+    if closer.is_empty() {
+        closer = json_body(&call[call_head.len()..]).unwrap_or_default();
+    }
     if !closer.is_empty() {
-        push_end(&mut ends, call.rsplit_once(closer).map_or("", |(_, t)| t));
+        push_end(&mut ends, call.rsplit_once(closer.as_str()).map_or("", |(_, t)| t));
     }
     // The next message's start: the text between two messages (reasoning then text, or two calls)
     // ends with what the generation prompt ends with; before it stands the first message's end.
@@ -65,6 +70,7 @@ pub fn analyze(pr: &mut Prober, t: &ToolsAnalysis, parallel: bool) -> Option<Add
         (!start.is_empty()).then(|| (start.to_string(), gap[..split].to_string()))
     };
     let mut message_start = None;
+    let mut between = String::new();
     let mut reasoning_recipient = None;
     let reasoned = assistant(ASSISTANT_MSG.into(), Some(THINKING), None);
     if let Some(r) = reply(pr, reasoned.clone()) {
@@ -75,14 +81,18 @@ pub fn analyze(pr: &mut Prober, t: &ToolsAnalysis, parallel: bool) -> Option<Add
             let second = format!("{recipient_prefix}{content_recipient}{header_end}");
             if let Some((start, end)) = gap(pr, reasoned, THINKING, &second) {
                 push_end(&mut ends, &end);
+                between = trim_ws(&end).to_string();
                 message_start = Some(start);
             }
         }
     }
     if parallel && !closer.is_empty() {
         let second = format!("{recipient_prefix}{FUN_SECOND}{header_end}");
-        if let Some((start, end)) = gap(pr, assistant_calls(vec![first_call(), second_call()]), closer, &second) {
+        if let Some((start, end)) = gap(pr, assistant_calls(vec![first_call(), second_call()]), &closer, &second) {
             push_end(&mut ends, &end);
+            if message_start.is_none() {
+                between = trim_ws(&end).to_string();
+            }
             message_start.get_or_insert(start);
         }
     }
@@ -97,7 +107,18 @@ pub fn analyze(pr: &mut Prober, t: &ToolsAnalysis, parallel: bool) -> Option<Add
         content_recipient: content_recipient.to_string(),
         reasoning_recipient,
         message_ends: ends,
+        between,
     })
+}
+
+/// A body that is a JSON object (the call's arguments alone): its text.
+fn json_body(body: &str) -> Option<String> {
+    let lead = body.len() - body.trim_start().len();
+    let mut values = serde_json::Deserializer::from_str(&body[lead..]).into_iter::<Value>();
+    match values.next() {
+        Some(Ok(Value::Object(_))) => Some(body[lead..lead + values.byte_offset()].to_string()),
+        _ => None,
+    }
 }
 
 fn head_until<'a>(s: &'a str, needle: &str) -> Option<&'a str> {
@@ -145,11 +166,11 @@ pub fn fix_body_name_markers(pr: &mut Prober, m: &AddressedMessages, t: &mut Too
 /// The reasoning markers as the messages write them (` to=self<|message|>` … `<|eom|>`), in place of
 /// what the marker comparisons took for a block (they see a message, not a tag pair).
 pub fn reasoning_as_message(m: &AddressedMessages, r: &mut ReasoningAnalysis) {
-    match (&m.reasoning_recipient, m.message_ends.last()) {
-        (Some(who), Some(end)) => {
+    match &m.reasoning_recipient {
+        Some(who) if !m.between.is_empty() => {
             r.mode = ReasoningMode::TagBased;
             r.start = format!("{}{who}{}", m.recipient_prefix, m.header_end);
-            r.end = end.clone();
+            r.end = m.between.clone();
         }
         _ => *r = ReasoningAnalysis::default(),
     }

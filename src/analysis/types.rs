@@ -237,6 +237,10 @@ pub struct AddressedMessages {
     pub reasoning_recipient: Option<String>,
     /// Tokens that end a message (`<|eom|>`, `<|eot|>`).
     pub message_ends: Vec<String>,
+    /// The one of them written between two messages of a reply (`<|eom|>`); empty when a message
+    /// runs up to the next one's start.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub between: String,
 }
 
 /// Which code path handles the template.

@@ -39,6 +39,7 @@ struct Layout {
     value_open: String,
     value_close: String,
     /// The tool format's section (or call) opener, trimmed: a body that starts with it may be a call.
+    /// Empty when the template's call body is the arguments alone (`to=NAME` + `{…}`).
     call_open: String,
     /// The call name's markers (for a header-end token written inside a name).
     name_prefix: String,
@@ -179,7 +180,13 @@ impl AddressedParser {
                 self.emit.reasoning_marker(&body(None).header, out);
                 Dest::Reasoning
             }
+            // Where a call's body is its arguments alone, text to the user is only text.
+            Some(r) if r == m.content_recipient && self.l.call_open.is_empty() => Dest::Content,
             Some(r) if r == m.content_recipient => Dest::Maybe(body(recipient)),
+            None if self.l.call_open.is_empty() => {
+                self.diags.add(at, format!("a message header without a recipient: its body kept as content ({RULE})"));
+                Dest::Content
+            }
             None => {
                 self.diags.add(at, format!("a message header without a recipient ({RULE})"));
                 Dest::Maybe(body(None))
@@ -207,8 +214,19 @@ impl AddressedParser {
     fn read_call(&mut self, b: Body, at: usize, out: &mut Vec<Delta>) {
         let l = Rc::clone(&self.l);
         let (text, repaired) = repair_names(&b.text, &l.name_prefix, &l.name_suffix, l.m.header_end.trim());
-        let read = read_calls(&l, &text);
         let to_tool = b.recipient.as_deref().is_some_and(|r| r != l.m.content_recipient);
+        let read = read_calls(&l, &text).or_else(|| {
+            // A message to a declared tool whose body is a JSON object: its arguments (the
+            // template's own layout where the call body is the arguments alone).
+            let r = b.recipient.as_deref().filter(|r| to_tool && l.tools.iter().any(|t| t == r))?;
+            let args = b.text.trim();
+            serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(args).ok()?;
+            let mut diags = Vec::new();
+            if !l.call_open.is_empty() {
+                diags.push(crate::api::Diagnostic::new(0, format!("JSON arguments as the body of a message to `{r}`, where the template writes a call block ({RULE})")));
+            }
+            Some((vec![(r.to_string(), args.to_string())], diags))
+        });
         let Some((calls, sub_diags)) = read else {
             if to_tool {
                 let r = b.recipient.as_deref().unwrap_or_default();
@@ -392,7 +410,7 @@ impl MarkerMachine for AddressedParser {
                 }
             }
             State::Header { raw, written, .. } => {
-                match super::header_break(raw, text, MAX_HEADER) {
+                match super::header_break(raw, text, MAX_HEADER, !l.m.header_end.contains('\n')) {
                     None => raw.push_str(text),
                     Some(j) => {
                         raw.push_str(head(text, j));
@@ -460,7 +478,9 @@ impl MarkerMachine for AddressedParser {
             State::Body(dest) => {
                 self.close_body(dest, Some(mk), at, out);
                 if is_start {
-                    self.diags.add(at, format!("a message without its end token ({RULE})"));
+                    if !l.m.between.is_empty() {
+                        self.diags.add(at, format!("a message without its end token `{}` ({RULE})", l.m.between));
+                    }
                     self.state = State::Header { raw: String::new(), at, written };
                 }
             }
@@ -476,10 +496,6 @@ impl Addressed {
         a.messages.clone().unwrap_or_default()
     }
 
-    /// The end token between two messages of one reply (`<|eom|>`): the last one found.
-    fn between_end(m: &AddressedMessages) -> String {
-        m.message_ends.last().cloned().unwrap_or_default()
-    }
 
     fn header(m: &AddressedMessages, recipient: &str) -> String {
         format!("{}{recipient}{}", m.recipient_prefix, m.header_end)
@@ -504,7 +520,7 @@ impl Format for Addressed {
         }
         if let Some(content) = content {
             if reasons.is_some() {
-                gp.push_str(&Self::between_end(&m));
+                gp.push_str(&m.between);
                 gp.push_str(&m.message_start);
             }
             gp.push_str(&Self::header(&m, &m.content_recipient));
@@ -520,8 +536,8 @@ impl Format for Addressed {
 
     fn reasoning_block(&self, g: &mut ToolGrammar, a: &Analysis, _thinking: bool) -> Expr {
         let m = Self::messages(a);
-        let Some(r) = m.reasoning_recipient.as_deref() else { return Expr::Empty };
-        let end = Self::between_end(&m);
+        let Some(r) = m.reasoning_recipient.as_deref().filter(|_| !m.between.is_empty()) else { return Expr::Empty };
+        let end = m.between.clone();
         let body = g.b.until(&end);
         let block = Expr::seq([Expr::lit(Self::header(&m, r)), body, Expr::lit(format!("{end}{}", m.message_start))]);
         Expr::opt(g.b.add("reasoning", block))
@@ -540,12 +556,20 @@ impl Format for Addressed {
         let m = Self::messages(a);
         let body = Analysis { handler: Handler::Autoparser, messages: None, ..a.clone() };
         let mut alts = Vec::new();
+        let args_alone = body.tools.format.section_start.trim().is_empty() && body.tools.format.per_call_start.trim().is_empty() && body.tools.function.name_prefix.trim().is_empty();
         for tool in tools {
-            let shape = auto_grammar::shape(g, &body, std::slice::from_ref(tool))?;
-            alts.push(Expr::seq([Expr::lit(Self::header(&m, &tool.name)), shape.calls]));
+            let call = if args_alone {
+                // The body is the arguments (`<|recipient|>NAME\n<|content|>{…}`).
+                g.json_args(tool, &format!("tool-{}-args", tool.name))?
+            } else {
+                auto_grammar::shape(g, &body, std::slice::from_ref(tool))?.calls
+            };
+            alts.push(Expr::seq([Expr::lit(Self::header(&m, &tool.name)), call]));
         }
         let any = g.b.add("message-call", Expr::alt(alts));
-        let sep = Expr::lit(format!("{}{}", Self::between_end(&m), m.message_start));
+        // The template may put a line break between a call and the next message's start.
+        let end = if m.between.is_empty() { Expr::Empty } else { Expr::lit(m.between.clone()) };
+        let sep = Expr::seq([end, g.b.space(), Expr::lit(m.message_start.clone())]);
         let calls = g.repeated(any, sep);
         let names = tools.iter().map(|t| regex_escape(&t.name)).collect::<Vec<_>>().join("|");
         let (rp, he, start) = (regex_escape(&m.recipient_prefix), regex_escape(&m.header_end), regex_escape(&m.message_start));

@@ -407,7 +407,7 @@ impl MarkerMachine for HarmonyParser {
                 }
             }
             State::Header { raw, .. } => {
-                match super::header_break(raw, text, MAX_HEADER) {
+                match super::header_break(raw, text, MAX_HEADER, true) {
                     None => raw.push_str(text),
                     Some(j) => {
                         raw.push_str(head(text, j));

@@ -94,12 +94,12 @@ pub fn dedicated_parser(handler: Handler, options: &RequestOptions, generation_p
     })
 }
 
-/// Where a message header being read breaks in `text`, its next piece: at the first newline, or at
-/// the character that would take it past `max` bytes (`raw` is the header so far). Real headers are
-/// a few words on one line.
-fn header_break(raw: &str, text: &str, max: usize) -> Option<usize> {
+/// Where a message header being read breaks in `text`, its next piece: at the first newline (when
+/// `one_line`), or at the character that would take it past `max` bytes (`raw` is the header so far).
+/// Real headers are a few words.
+fn header_break(raw: &str, text: &str, max: usize, one_line: bool) -> Option<usize> {
     let room = max.saturating_sub(raw.len());
-    text.char_indices().find(|&(i, c)| c == '\n' || i + c.len_utf8() > room).map(|(i, _)| i)
+    text.char_indices().find(|&(i, c)| (one_line && c == '\n') || i + c.len_utf8() > room).map(|(i, _)| i)
 }
 
 /// A parser that has read `prefill`, the part of the generation prompt the output continues (the

@@ -75,6 +75,8 @@ const NO_TOOLS_OUTPUTS: &[(&str, bool, &str)] = &[
 /// Addressed messages (rule R30): the canonical form and its departures, in a template whose reply is
 /// messages headed by their recipient.
 const ADDRESSED_OUTPUTS: &[(&str, bool, &str)] = &[
+    ("hfjs-meetkai-functionary-medium-v2.2.jinja", false, "all\n<|content|>Both.\n<|from|>assistant\n<|recipient|>get_weather\n<|content|>{\"city\": \"Oslo\"}\n<|from|>assistant\n<|recipient|>get_time\n<|content|>{}<|stop|>"),
+    ("hfjs-meetkai-functionary-medium-v2.2.jinja", false, "get_time\n<|content|>{\"tz\": <|stop|>\n<|from|>assistant\n<|recipient|>\n<|content|>x"),
     ("ollama-glimmer_chat_template.jinja", true, " to=self<|message|>Check.<|eom|><|start|>assistant to=get_weather<|message|><atem:function_calls>\n<atem:invoke name=\"get_weather\">\n<atem:parameter name=\"city\">Paris</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eom|><|start|>assistant to=user<|message|>Done.<|eot|>"),
     ("ollama-glimmer_chat_template.jinja", true, " to=user<|message|><atem:function_calls>\n<atem:invoke name=\"get_time<|message|><atem:parameter name=\"tz\">a <|eot|> b</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|start|>assistant<|message|>Use `<|start|>` here."),
     ("ollama-glimmer_chat_template.jinja", true, " to=get_time<|message|>not a call<|eom|><|start|>assistant to=user<|message|>Running:\n<atem:function_calls>\n<atem:invoke name=\"get_time\">\n</atem:invoke>\n</atem:function_calls>\nDone.<|eot|> after"),
