@@ -6,7 +6,7 @@
 
 use super::marker::Marker;
 use super::{call_syntax, source_markers, spelling};
-use crate::analysis::{fallback_formats, Analysis, CallIdPosition, ContentMode, ReasoningMode, ToolFormat};
+use crate::analysis::{bare_call_formats, fallback_formats, Analysis, BareCallPlace, CallIdPosition, ContentMode, ReasoningMode, ToolFormat};
 use crate::api::{ReasoningFormat, RequestOptions, ToolChoice};
 use serde_json::Value;
 use std::rc::Rc;
@@ -141,6 +141,9 @@ pub struct ParserConfig {
     /// For a tool format of the fallback (see [`fallback_configs`]): the convention, named in the
     /// diagnostic every call read this way adds.
     pub fallback_rule: Option<String>,
+    /// For a marker-less call of a template that has a marked tool format (rules R28, R34, see
+    /// [`fallback_configs`]): the diagnostic every call read this way adds.
+    pub bare_note: Option<&'static str>,
     /// For a dialect that is a departure of its own rather than another spelling (rule R21,
     /// `parse::call_syntax`): the diagnostic entering it adds.
     pub dialect_note: Option<&'static str>,
@@ -163,6 +166,9 @@ pub struct ParserConfig {
 pub struct FallbackConfig {
     pub cfg: Rc<ParserConfig>,
     pub line_start: bool,
+    /// A marker-less call where the template has a marked tool format (rules R28, R34): where it may
+    /// stand; it is read only once the whole call is seen to be one (`parse::auto::bare_json_call`).
+    pub bare: Option<BareCallPlace>,
 }
 
 /// The fallback for a request with tools whose template has no tool format (rule R13): the
@@ -171,8 +177,11 @@ pub struct FallbackConfig {
 /// when the template has a tool format, the request has no tools, or a response schema applies.
 pub fn fallback_configs(analysis: &Analysis, options: &RequestOptions) -> Vec<FallbackConfig> {
     let has_schema = options.json_schema.as_ref().is_some_and(|s| s.as_object().is_some_and(|o| !o.is_empty()));
-    if options.tools.is_empty() || options.tool_choice == ToolChoice::None || has_schema || analysis.tools.format.mode != ToolFormat::None {
+    if options.tools.is_empty() || options.tool_choice == ToolChoice::None || has_schema {
         return Vec::new();
+    }
+    if analysis.tools.format.mode != ToolFormat::None {
+        return bare_call_configs(analysis, options);
     }
     let mut out: Vec<FallbackConfig> = fallback_formats(analysis)
         .into_iter()
@@ -193,7 +202,7 @@ pub fn fallback_configs(analysis: &Analysis, options: &RequestOptions) -> Vec<Fa
             }
             // Its pythonic variant (rule R20) names the fallback's convention too.
             cfg.pythonic = call_syntax::pythonic_variant(&cfg).map(Rc::new);
-            FallbackConfig { cfg: Rc::new(cfg), line_start: f.line_start }
+            FallbackConfig { cfg: Rc::new(cfg), line_start: f.line_start, bare: None }
         })
         .collect();
     // A pythonic section written without the `[ … ]` in its markers (rule R21), after the formats
@@ -205,11 +214,35 @@ pub fn fallback_configs(analysis: &Analysis, options: &RequestOptions) -> Vec<Fa
             let rule = d.fallback_rule.take().unwrap_or_default();
             d.fallback_rule = Some(format!("{rule}, without the `[ … ]` of its markers (rule R21)"));
             d.dialect_note = None;
-            Some(FallbackConfig { cfg: Rc::new(d), line_start: f.line_start })
+            Some(FallbackConfig { cfg: Rc::new(d), line_start: f.line_start, bare: None })
         })
         .collect();
     out.extend(bracketless);
     out
+}
+
+/// Rule R28: a bare JSON call (or array of calls) with none of the template's call markers.
+pub const BARE_CALL_NOTE: &str = "a JSON tool call with none of the template's call markers, naming a declared tool: read as a call (rule R28)";
+/// Rule R34: an output that is only a fenced JSON call.
+pub const FENCED_CALL_NOTE: &str = "an output that is only a ```json fenced JSON tool call naming a declared tool: read as a call (rule R34)";
+
+/// The marker-less calls of a template that has a marked tool format (rules R28, R34,
+/// `analysis::bare_call_formats`), each as a configuration that differs from the base one only in
+/// its tools; only declared names make them calls.
+fn bare_call_configs(analysis: &Analysis, options: &RequestOptions) -> Vec<FallbackConfig> {
+    bare_call_formats(analysis)
+        .into_iter()
+        .map(|(tools, place)| {
+            let a = Analysis { reasoning: analysis.reasoning.clone(), content: analysis.content.clone(), turn_end: analysis.turn_end.clone(), tools, ..Analysis::default() };
+            let mut cfg = ParserConfig::new(&a, options);
+            if let Some(t) = cfg.tools.as_mut() {
+                t.undeclared = false;
+            }
+            cfg.pythonic = None;
+            cfg.bare_note = Some(if place == BareCallPlace::WholeOutputFence { FENCED_CALL_NOTE } else { BARE_CALL_NOTE });
+            FallbackConfig { cfg: Rc::new(cfg), line_start: place == BareCallPlace::LineStart, bare: Some(place) }
+        })
+        .collect()
 }
 
 impl ParserConfig {
@@ -247,7 +280,7 @@ impl ParserConfig {
         };
         let reasoning_ends_at_call = r.mode == ReasoningMode::ToolsOnly;
         let reasoning_call_openers = if tools.is_none() && reasoning.is_some() { tool_openers(analysis) } else { Vec::new() };
-        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, reasoning_call_openers, turn_end: Vec::new(), tool_result: Vec::new(), fallback_rule: None, dialect_note: None, pythonic: None, call_prefixes: Vec::new(), unwritten_closer: Marker::default(), stream_arguments: options.stream_arguments };
+        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, reasoning_call_openers, turn_end: Vec::new(), tool_result: Vec::new(), fallback_rule: None, bare_note: None, dialect_note: None, pythonic: None, call_prefixes: Vec::new(), unwritten_closer: Marker::default(), stream_arguments: options.stream_arguments };
         let taken: Vec<String> = {
             let text = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s.core.clone(), e.core.clone()]);
             let tools = cfg.tools.iter().flat_map(|t| {

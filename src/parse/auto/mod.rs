@@ -13,6 +13,7 @@
 //! was emitted is rolled back into content; one that breaks later ends where it broke. Either way a
 //! [`Diagnostic`] is recorded. Only `finish(is_partial = false)` inside an unfinished call errors.
 
+mod bare_json_call;
 mod call_syntax_swap;
 mod dropped;
 mod json_departures;
@@ -118,6 +119,12 @@ pub struct AutoParser {
     /// The code fence as a marker (empty without a fallback).
     fence: Rc<Marker>,
     dialects: Vec<Rc<ParserConfig>>,
+    /// The marker-less call candidate being checked (rules R28, R34, `bare_json_call.rs`).
+    ahead: Option<bare_json_call::Ahead>,
+    /// No marker-less call candidate starts before this absolute offset (inside a rejected one).
+    bare_from: usize,
+    /// Content other than blanks was emitted.
+    content_started: bool,
 }
 
 /// A code fence: calls written inside a fenced block are examples, not calls.
@@ -161,6 +168,9 @@ impl AutoParser {
             section_open: false,
             diags: Diagnostics::default(),
             text_marker_bytes: Box::new([false; 256]),
+            ahead: None,
+            bare_from: 0,
+            content_started: false,
         };
         let cfg = Rc::clone(&p.cfg);
         let text_markers = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s, e]);
@@ -197,6 +207,7 @@ impl AutoParser {
         }
         if !self.fallback.is_empty() {
             self.line_start = self.line_start_after(s);
+            self.content_started |= !s.chars().all(is_space);
         }
         if let Some((_, ws, _)) = &mut self.stray_close {
             if s.chars().all(is_space) {
@@ -292,6 +303,9 @@ impl AutoParser {
             call.index = self.calls;
             self.calls += 1;
             self.line_start = true;
+            if let Some(note) = self.cfg.bare_note {
+                self.diags.add(call.start, note);
+            }
             if let Some(rule) = &self.cfg.fallback_rule {
                 let message = format!("tool call read by the fallback for a template without a tool format: {rule} (rule R13)");
                 self.diags.add(call.start, message);
@@ -814,14 +828,32 @@ impl AutoParser {
             }
         }
         let (s, e, found) = best?;
-        if others.iter().filter_map(|m| m.find(scope)).any(|(o, _)| o < s) {
+        // A marker-less candidate (rules R28, R34) yields to a marker of the template at its place.
+        let bare = found.and_then(|f| f.bare.map(|p| (f, p)));
+        if others.iter().filter_map(|m| m.find(scope)).any(|(o, _)| o < s || bare.is_some() && o == s) {
             return None;
+        }
+        // A marker of the template that the text ends inside of, begun at or before the trigger
+        // (`Action:\n``` ` of `Action:\n```json`), decides first once whole.
+        let held = if eof { 0 } else { others.iter().map(|m| m.holdback(text)).max().unwrap_or(0) };
+        if held > 0 && text.len() - held <= s {
+            let p = floor_boundary(text, text.len() - held);
+            self.emit_content(text.get(..p).unwrap_or(""), out);
+            return Some(if p == 0 { Step::Wait } else { Step::Adv(p) });
         }
         let rest = text.get(s..).unwrap_or("");
         let longer = fallback.iter().filter_map(|f| f.cfg.tools.as_ref()).any(|t| t.trigger.core.len() > rest.len() && t.trigger.core.starts_with(rest));
         if longer && !eof && !self.in_code {
             self.emit_content(text.get(..s).unwrap_or(""), out);
             return Some(if s == 0 { Step::Wait } else { Step::Adv(s) });
+        }
+        if let Some((f, place)) = bare {
+            if others.iter().any(|m| m.expect(rest, eof) == Expect::NeedMore) {
+                // A marker of the template may still start there (`[` of `[TOOL_CALLS]`).
+                self.emit_content(text.get(..s).unwrap_or(""), out);
+                return Some(if s == 0 { Step::Wait } else { Step::Adv(s) });
+            }
+            return Some(self.bare_candidate(f, place, text, (s, e), abs, eof, out));
         }
         let at_line_start = self.line_start_after(text.get(..s).unwrap_or(""));
         match found {
