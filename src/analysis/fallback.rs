@@ -183,46 +183,6 @@ pub fn fallback_formats(a: &Analysis) -> Vec<FallbackFormat> {
     out
 }
 
-/// Where a marker-less call stands in the output of a template that HAS a marked tool format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BareCallPlace {
-    /// A JSON call object, or a `[…]` array of them, at the start of a line (rule R28).
-    LineStart,
-    /// A ```` ```json ```` fenced JSON call that is the whole output (rule R34).
-    WholeOutputFence,
-}
-
-/// The marker-less JSON calls read where a template has a marked tool format but the model left its
-/// markers out (rules R28, R34): a bare call object, a bare array of them, and a fenced call that is
-/// the whole output, each in the common `{"name": …, "arguments": …}` layout. None where the
-/// template's own calls are bare JSON (its format reads them already) or it has no tool format
-/// (the fallback's conventions, R13, read them).
-pub fn bare_call_formats(a: &Analysis) -> Vec<(ToolsAnalysis, BareCallPlace)> {
-    let f = &a.tools.format;
-    let bare_own = f.mode == ToolFormat::JsonNative && f.section_start.trim().is_empty() && f.per_call_start.trim().is_empty();
-    if f.mode == ToolFormat::None || bare_own {
-        return Vec::new();
-    }
-    let layout = |mut t: ToolsAnalysis| {
-        // The template's own call object where it writes JSON calls; the common one (with its id)
-        // elsewhere.
-        if f.mode == ToolFormat::JsonNative {
-            let g = &mut t.format;
-            (g.function_field, g.name_field, g.args_field) = (f.function_field.clone(), f.name_field.clone(), f.args_field.clone());
-            (g.id_field, g.gen_id_field, g.fun_name_is_key) = (f.id_field.clone(), f.gen_id_field.clone(), f.fun_name_is_key);
-        }
-        if t.format.id_field.is_empty() {
-            t.format.id_field = "id".into();
-        }
-        t
-    };
-    vec![
-        (layout(json_calls("", "", false)), BareCallPlace::LineStart),
-        (layout(json_calls("", "", true)), BareCallPlace::LineStart),
-        (layout(json_calls("```json", "```", false)), BareCallPlace::WholeOutputFence),
-    ]
-}
-
 /// Whether a grammar constrains the fallback's calls (to its first format): the template has no
 /// tool format and either names call markers in its source, or shows the tools to the model without
 /// rendering any call. Otherwise nothing says how its model calls, and constraining to one

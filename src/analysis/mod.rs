@@ -31,7 +31,7 @@ mod workarounds;
 
 pub use diff::{after_common_suffix, calculate_diff_split, common_prefix_len, common_suffix_len, segmentize_markers, until_common_prefix, DiffSplit, Segment, SegmentKind};
 pub use detect::detect_handler;
-pub use fallback::{bare_call_formats, fallback_formats, fallback_grammar_applies, BareCallPlace, CallBody, FallbackFormat, FallbackMarker};
+pub use fallback::{fallback_formats, fallback_grammar_applies, CallBody, FallbackFormat, FallbackMarker};
 pub use types::*;
 
 use crate::template::Caps;

@@ -6,7 +6,7 @@
 
 use super::marker::Marker;
 use super::{call_syntax, source_markers, spelling};
-use crate::analysis::{bare_call_formats, fallback_formats, Analysis, BareCallPlace, CallIdPosition, ContentMode, ReasoningMode, ToolFormat};
+use crate::analysis::{fallback_formats, Analysis, CallIdPosition, ContentMode, ReasoningMode, ToolFormat};
 use crate::api::{ReasoningFormat, RequestOptions, ToolChoice};
 use serde_json::Value;
 use std::rc::Rc;
@@ -160,6 +160,15 @@ pub struct ParserConfig {
     pub stream_arguments: bool,
 }
 
+/// Where a marker-less call stands in the output of a template that HAS a marked tool format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BareCallPlace {
+    /// A JSON call object, or a `[…]` array of them, at the start of a line (rule R28).
+    LineStart,
+    /// A ```` ```json ```` fenced JSON call that is the whole output (rule R34).
+    WholeOutputFence,
+}
+
 /// One tool format the fallback tries: the whole configuration with it as the tool format, and
 /// whether its calls only start at the start of a line.
 #[derive(Debug, Clone)]
@@ -181,7 +190,7 @@ pub fn fallback_configs(analysis: &Analysis, options: &RequestOptions) -> Vec<Fa
         return Vec::new();
     }
     if analysis.tools.format.mode != ToolFormat::None {
-        return bare_call_configs(analysis, options);
+        return Vec::new();
     }
     let mut out: Vec<FallbackConfig> = fallback_formats(analysis)
         .into_iter()
@@ -226,23 +235,84 @@ pub const BARE_CALL_NOTE: &str = "a JSON tool call with none of the template's c
 /// Rule R34: an output that is only a fenced JSON call.
 pub const FENCED_CALL_NOTE: &str = "an output that is only a ```json fenced JSON tool call naming a declared tool: read as a call (rule R34)";
 
-/// The marker-less calls of a template that has a marked tool format (rules R28, R34,
-/// `analysis::bare_call_formats`), each as a configuration that differs from the base one only in
-/// its tools; only declared names make them calls.
-fn bare_call_configs(analysis: &Analysis, options: &RequestOptions) -> Vec<FallbackConfig> {
-    bare_call_formats(analysis)
-        .into_iter()
-        .map(|(tools, place)| {
-            let a = Analysis { reasoning: analysis.reasoning.clone(), content: analysis.content.clone(), turn_end: analysis.turn_end.clone(), tools, ..Analysis::default() };
-            let mut cfg = ParserConfig::new(&a, options);
-            if let Some(t) = cfg.tools.as_mut() {
-                t.undeclared = false;
-            }
-            cfg.pythonic = None;
-            cfg.bare_note = Some(if place == BareCallPlace::WholeOutputFence { FENCED_CALL_NOTE } else { BARE_CALL_NOTE });
-            FallbackConfig { cfg: Rc::new(cfg), line_start: place == BareCallPlace::LineStart, bare: Some(place) }
-        })
-        .collect()
+/// Whether `base` reads marker-less calls (rules R28, R34): its request has tools and its template a
+/// tool format whose own calls are not bare JSON (that format reads those already).
+pub fn bare_calls_apply(base: &ParserConfig) -> bool {
+    base.tools.as_ref().is_some_and(|t| !t.trigger_is_body && !t.tools.is_empty())
+}
+
+/// The first bytes of the marker-less calls' triggers and of a code fence (`{`, `[`, `` ` ``).
+pub const BARE_CALL_FIRST_BYTES: [u8; 3] = [b'{', b'[', b'`'];
+
+/// The marker-less calls of a template that has a marked tool format (rules R28, R34): a JSON call
+/// object, a `[…]` array of them, and a ```` ```json ```` fence, each in the template's own call
+/// object where it writes JSON calls, else `{"name", "arguments", "id"}`. Each is `base` with those
+/// tools (its tool definitions kept), derived from it rather than anew since every request with tools
+/// pays for it (the parser builds them only once content holds one of their first bytes); only
+/// declared names make them calls. None without [`bare_calls_apply`].
+pub fn bare_call_configs(base: &ParserConfig) -> Vec<FallbackConfig> {
+    let Some(own) = base.tools.as_ref().filter(|_| bare_calls_apply(base)) else { return Vec::new() };
+    let mut json = if own.format == ToolFormat::JsonNative {
+        own.json.clone()
+    } else {
+        JsonLayout { name_key: "name".into(), args_key: "arguments".into(), nested: false, nest_key: "function".into(), id_keys: Vec::new(), fun_name_is_key: false, args_direct: false, array_wrapped: false }
+    };
+    if json.id_keys.is_empty() {
+        json.id_keys.push("id".into());
+    }
+    let blank = Marker::default;
+    let variant = |open: &str, close: &str, array: bool, place: BareCallPlace| {
+        let body = open.is_empty();
+        let trigger = Marker::new(if !body { open } else if array { "[" } else { "{" });
+        let t = ToolConfig {
+            format: ToolFormat::JsonNative,
+            section_start: blank(),
+            section_end: blank(),
+            per_call_start: Marker::new(open),
+            per_call_end: Marker::new(close),
+            name_prefix: blank(),
+            name_suffix: blank(),
+            close: blank(),
+            args_start: blank(),
+            args_end: blank(),
+            arg_name_prefix: blank(),
+            arg_name_suffix: blank(),
+            value_prefix: blank(),
+            typed_value_prefix: blank(),
+            raw_value: (String::new(), String::new()),
+            value_suffix: blank(),
+            arg_separator: blank(),
+            literal: false,
+            string_delim: String::new(),
+            id_pos: CallIdPosition::None,
+            id_prefix: blank(),
+            id_suffix: blank(),
+            json: JsonLayout { array_wrapped: array, ..json.clone() },
+            tools: own.tools.clone(),
+            trigger,
+            trigger_is_body: body,
+            call_trigger: blank(),
+            counter_head: None,
+            undeclared: false,
+        };
+        let note = if place == BareCallPlace::WholeOutputFence { FENCED_CALL_NOTE } else { BARE_CALL_NOTE };
+        let cfg = ParserConfig {
+            tools: Some(t),
+            bare_note: Some(note),
+            fallback_rule: None,
+            dialect_note: None,
+            pythonic: None,
+            call_prefixes: Vec::new(),
+            unwritten_closer: blank(),
+            ..base.clone()
+        };
+        FallbackConfig { cfg: Rc::new(cfg), line_start: place == BareCallPlace::LineStart, bare: Some(place) }
+    };
+    vec![
+        variant("", "", false, BareCallPlace::LineStart),
+        variant("", "", true, BareCallPlace::LineStart),
+        variant("```json", "```", false, BareCallPlace::WholeOutputFence),
+    ]
 }
 
 impl ParserConfig {
@@ -474,3 +544,4 @@ fn tool_def(tool: &Value) -> Option<ToolDef> {
     }
     Some(def)
 }
+

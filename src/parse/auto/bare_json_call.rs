@@ -16,9 +16,8 @@
 
 use super::tool::ToolStep;
 use super::{AutoParser, State, Step};
-use crate::analysis::BareCallPlace;
 use crate::api::Delta;
-use crate::parse::config::{FallbackConfig, ToolConfig};
+use crate::parse::config::{BareCallPlace, FallbackConfig, ToolConfig};
 use crate::parse::json_extent::json_error;
 use crate::parse::jsoncall::{CallData, CallFeed, JsonCall};
 use crate::text::is_space;

@@ -24,7 +24,7 @@ mod missing_call_opener;
 mod tool;
 mod untyped_value;
 
-use super::config::{fallback_configs, FallbackConfig, ParserConfig, ToolConfig};
+use super::config::{bare_call_configs, bare_calls_apply, fallback_configs, FallbackConfig, ParserConfig, ToolConfig, BARE_CALL_FIRST_BYTES};
 use super::drive::{machine_parts, Input, Machine};
 use super::emit::{Diagnostics, Emitter};
 use super::marker::{Expect, Marker};
@@ -121,6 +121,10 @@ pub struct AutoParser {
     dialects: Vec<Rc<ParserConfig>>,
     /// The marker-less call candidate being checked (rules R28, R34, `bare_json_call.rs`).
     ahead: Option<bare_json_call::Ahead>,
+    /// The marker-less calls apply but their configurations are not built yet: built (into
+    /// `fallback`) once content holds one of their first bytes, so a request whose output has none
+    /// does not pay for them.
+    bare_unbuilt: bool,
     /// No marker-less call candidate starts before this absolute offset (inside a rejected one).
     bare_from: usize,
     /// Content other than blanks was emitted.
@@ -145,10 +149,11 @@ impl AutoParser {
         dialects.extend(crate::parse::call_syntax::bracket_departures(&mut cfg).map(Rc::new));
         let cfg = Rc::new(cfg);
         let fallback = fallback_configs(analysis, options);
+        let bare_unbuilt = bare_calls_apply(&cfg);
         let mut p = AutoParser {
             base: Rc::clone(&cfg),
             dialects,
-            fence: Rc::new(Marker::new(if fallback.is_empty() { "" } else { FENCE })),
+            fence: Rc::new(Marker::new(if fallback.is_empty() && !bare_unbuilt { "" } else { FENCE })),
             fallback: Rc::new(fallback),
             line_start: true,
             in_code: false,
@@ -169,6 +174,7 @@ impl AutoParser {
             diags: Diagnostics::default(),
             text_marker_bytes: Box::new([false; 256]),
             ahead: None,
+            bare_unbuilt,
             bare_from: 0,
             content_started: false,
         };
@@ -188,6 +194,11 @@ impl AutoParser {
         if !fallback.is_empty() {
             p.text_marker_bytes[usize::from(b'`')] = true;
         }
+        if p.bare_unbuilt {
+            for b in BARE_CALL_FIRST_BYTES {
+                p.text_marker_bytes[usize::from(b)] = true;
+            }
+        }
         p
     }
 
@@ -205,7 +216,7 @@ impl AutoParser {
         if s.is_empty() {
             return;
         }
-        if !self.fallback.is_empty() {
+        if !self.fallback.is_empty() || self.bare_unbuilt {
             self.line_start = self.line_start_after(s);
             self.content_started |= !s.chars().all(is_space);
         }
@@ -724,6 +735,19 @@ impl AutoParser {
         }
         wanted.extend(cfg.dropped_in_content());
         let others = wanted.len();
+        // The marker-less calls' configurations are built once what this step reads (up to its first
+        // marker) holds one of their first bytes; until then no trigger or fence can be in it, so that
+        // scope is this step's scope.
+        let mut unbuilt_scope = None;
+        if self.bare_unbuilt {
+            let s = search_scope(text, &wanted);
+            if s.bytes().any(|b| BARE_CALL_FIRST_BYTES.contains(&b)) {
+                self.bare_unbuilt = false;
+                self.fallback = Rc::new(bare_call_configs(&self.base));
+            } else {
+                unbuilt_scope = Some(s);
+            }
+        }
         let (fallback, fence) = (Rc::clone(&self.fallback), Rc::clone(&self.fence));
         // Inside a code block only its closing fence counts (a trigger there must not end the scope:
         // the markers after it are still to be looked for).
@@ -731,7 +755,7 @@ impl AutoParser {
             wanted.extend(fallback.iter().filter_map(|f| f.cfg.tools.as_ref()).map(|t| &t.trigger));
         }
         wanted.push(&fence);
-        let scope = search_scope(text, &wanted);
+        let scope = unbuilt_scope.unwrap_or_else(|| search_scope(text, &wanted));
         if let Some(step) = self.fallback_in_content(text, scope, abs, eof, wanted.get(..others).unwrap_or(&[]), &fence, out) {
             return step;
         }
