@@ -52,8 +52,9 @@ fn r29_anything_but_a_whole_call_of_a_declared_tool_stays_content() {
         assert!(!has(&d, "R29"), "{out:?}: {d:?}");
     }
     // A tag that is no role marker of the template (`<tools>` wraps Qwen3's tool definitions, which a
-    // model may echo) wraps no call.
-    let out = "<tools>\n{\"name\": \"read\", \"arguments\": {\"path\": \"/tmp/a\"}}\n</tools>";
+    // model may echo) wraps no call. (A call object alone on a line would be read by rule R28 wherever
+    // it stands; an echoed definition is no call.)
+    let out = "<tools>\n{\"type\": \"function\", \"function\": {\"name\": \"read\", \"description\": \"Read a file\", \"parameters\": {\"type\": \"object\"}}}\n</tools>";
     let (m, _) = parse_chunked("Qwen-Qwen3-0.6B.jinja", &opts(), out, &[1, 3, 7]);
     assert!(m.tool_calls.is_empty() && m.content == out, "{m:?}");
 }

@@ -152,6 +152,9 @@ pub struct ParserConfig {
     /// For a tool format of the fallback (see [`fallback_configs`]): the convention, named in the
     /// diagnostic every call read this way adds.
     pub fallback_rule: Option<String>,
+    /// For a marker-less call of a template that has a marked tool format (rules R28, R34, see
+    /// [`fallback_configs`]): the diagnostic every call read this way adds.
+    pub bare_note: Option<&'static str>,
     /// For a dialect that is a departure of its own rather than another spelling (rule R21,
     /// `parse::call_syntax`): the diagnostic entering it adds.
     pub dialect_note: Option<&'static str>,
@@ -172,12 +175,24 @@ pub struct ParserConfig {
     pub stream_arguments: bool,
 }
 
+/// Where a marker-less call stands in the output of a template that HAS a marked tool format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BareCallPlace {
+    /// A JSON call object, or a `[…]` array of them, at the start of a line (rule R28).
+    LineStart,
+    /// A ```` ```json ```` fenced JSON call that is the whole output (rule R34).
+    WholeOutputFence,
+}
+
 /// One tool format the fallback tries: the whole configuration with it as the tool format, and
 /// whether its calls only start at the start of a line.
 #[derive(Debug, Clone)]
 pub struct FallbackConfig {
     pub cfg: Rc<ParserConfig>,
     pub line_start: bool,
+    /// A marker-less call where the template has a marked tool format (rules R28, R34): where it may
+    /// stand; it is read only once the whole call is seen to be one (`parse::auto::bare_json_call`).
+    pub bare: Option<BareCallPlace>,
 }
 
 /// The fallback for a request with tools whose template has no tool format (rule R13): the
@@ -186,7 +201,10 @@ pub struct FallbackConfig {
 /// when the template has a tool format, the request has no tools, or a response schema applies.
 pub fn fallback_configs(analysis: &Analysis, options: &RequestOptions) -> Vec<FallbackConfig> {
     let has_schema = options.json_schema.as_ref().is_some_and(|s| s.as_object().is_some_and(|o| !o.is_empty()));
-    if options.tools.is_empty() || options.tool_choice == ToolChoice::None || has_schema || analysis.tools.format.mode != ToolFormat::None {
+    if options.tools.is_empty() || options.tool_choice == ToolChoice::None || has_schema {
+        return Vec::new();
+    }
+    if analysis.tools.format.mode != ToolFormat::None {
         return Vec::new();
     }
     let mut out: Vec<FallbackConfig> = fallback_formats(analysis)
@@ -208,7 +226,7 @@ pub fn fallback_configs(analysis: &Analysis, options: &RequestOptions) -> Vec<Fa
             }
             // Its pythonic variant (rule R20) names the fallback's convention too.
             cfg.pythonic = call_syntax::pythonic_variant(&cfg).map(Rc::new);
-            FallbackConfig { cfg: Rc::new(cfg), line_start: f.line_start }
+            FallbackConfig { cfg: Rc::new(cfg), line_start: f.line_start, bare: None }
         })
         .collect();
     // A pythonic section written without the `[ … ]` in its markers (rule R21), after the formats
@@ -220,11 +238,97 @@ pub fn fallback_configs(analysis: &Analysis, options: &RequestOptions) -> Vec<Fa
             let rule = d.fallback_rule.take().unwrap_or_default();
             d.fallback_rule = Some(format!("{rule}, without the `[ … ]` of its markers (rule R21)"));
             d.dialect_note = None;
-            Some(FallbackConfig { cfg: Rc::new(d), line_start: f.line_start })
+            Some(FallbackConfig { cfg: Rc::new(d), line_start: f.line_start, bare: None })
         })
         .collect();
     out.extend(bracketless);
     out
+}
+
+/// Rule R28: a bare JSON call (or array of calls) with none of the template's call markers.
+pub const BARE_CALL_NOTE: &str = "a JSON tool call with none of the template's call markers, naming a declared tool: read as a call (rule R28)";
+/// Rule R34: an output that is only a fenced JSON call.
+pub const FENCED_CALL_NOTE: &str = "an output that is only a ```json fenced JSON tool call naming a declared tool: read as a call (rule R34)";
+
+/// Whether `base` reads marker-less calls (rules R28, R34): its request has tools and its template a
+/// tool format whose own calls are not bare JSON (that format reads those already).
+pub fn bare_calls_apply(base: &ParserConfig) -> bool {
+    base.tools.as_ref().is_some_and(|t| !t.trigger_is_body && !t.tools.is_empty())
+}
+
+/// The first bytes of the marker-less calls' triggers and of a code fence (`{`, `[`, `` ` ``).
+pub const BARE_CALL_FIRST_BYTES: [u8; 3] = [b'{', b'[', b'`'];
+
+/// The marker-less calls of a template that has a marked tool format (rules R28, R34): a JSON call
+/// object, a `[…]` array of them, and a ```` ```json ```` fence, each in the template's own call
+/// object where it writes JSON calls, else `{"name", "arguments", "id"}`. Each is `base` with those
+/// tools (its tool definitions kept), derived from it rather than anew since every request with tools
+/// pays for it (the parser builds them only once content holds one of their first bytes); only
+/// declared names make them calls. None without [`bare_calls_apply`].
+pub fn bare_call_configs(base: &ParserConfig) -> Vec<FallbackConfig> {
+    let Some(own) = base.tools.as_ref().filter(|_| bare_calls_apply(base)) else { return Vec::new() };
+    let mut json = if own.format == ToolFormat::JsonNative {
+        own.json.clone()
+    } else {
+        JsonLayout { name_key: "name".into(), args_key: "arguments".into(), nested: false, nest_key: "function".into(), id_keys: Vec::new(), fun_name_is_key: false, args_direct: false, array_wrapped: false }
+    };
+    if json.id_keys.is_empty() {
+        json.id_keys.push("id".into());
+    }
+    let blank = Marker::default;
+    let variant = |open: &str, close: &str, array: bool, place: BareCallPlace| {
+        let body = open.is_empty();
+        let trigger = Marker::new(if !body { open } else if array { "[" } else { "{" });
+        let t = ToolConfig {
+            format: ToolFormat::JsonNative,
+            section_start: blank(),
+            section_end: blank(),
+            per_call_start: Marker::new(open),
+            per_call_end: Marker::new(close),
+            name_prefix: blank(),
+            name_suffix: blank(),
+            close: blank(),
+            args_start: blank(),
+            args_end: blank(),
+            arg_name_prefix: blank(),
+            arg_name_suffix: blank(),
+            value_prefix: blank(),
+            typed_value_prefix: blank(),
+            raw_value: (String::new(), String::new()),
+            value_suffix: blank(),
+            arg_separator: blank(),
+            literal: false,
+            string_delim: String::new(),
+            id_pos: CallIdPosition::None,
+            id_prefix: blank(),
+            id_suffix: blank(),
+            json: JsonLayout { array_wrapped: array, ..json.clone() },
+            tools: own.tools.clone(),
+            trigger,
+            trigger_is_body: body,
+            call_trigger: blank(),
+            wrapper_trigger: blank(),
+            counter_head: None,
+            undeclared: false,
+        };
+        let note = if place == BareCallPlace::WholeOutputFence { FENCED_CALL_NOTE } else { BARE_CALL_NOTE };
+        let cfg = ParserConfig {
+            tools: Some(t),
+            bare_note: Some(note),
+            fallback_rule: None,
+            dialect_note: None,
+            pythonic: None,
+            call_prefixes: Vec::new(),
+            unwritten_closer: blank(),
+            ..base.clone()
+        };
+        FallbackConfig { cfg: Rc::new(cfg), line_start: place == BareCallPlace::LineStart, bare: Some(place) }
+    };
+    vec![
+        variant("", "", false, BareCallPlace::LineStart),
+        variant("", "", true, BareCallPlace::LineStart),
+        variant("```json", "```", false, BareCallPlace::WholeOutputFence),
+    ]
 }
 
 impl ParserConfig {
@@ -262,7 +366,7 @@ impl ParserConfig {
         };
         let reasoning_ends_at_call = r.mode == ReasoningMode::ToolsOnly;
         let reasoning_call_openers = if tools.is_none() && reasoning.is_some() { tool_openers(analysis) } else { Vec::new() };
-        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, reasoning_call_openers, turn_end: Vec::new(), tool_result: Vec::new(), fallback_rule: None, dialect_note: None, whole_call_note: None, pythonic: None, call_prefixes: Vec::new(), unwritten_closer: Marker::default(), stream_arguments: options.stream_arguments };
+        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, reasoning_call_openers, turn_end: Vec::new(), tool_result: Vec::new(), fallback_rule: None, dialect_note: None, whole_call_note: None, bare_note: None, pythonic: None, call_prefixes: Vec::new(), unwritten_closer: Marker::default(), stream_arguments: options.stream_arguments };
         let taken: Vec<String> = {
             let text = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s.core.clone(), e.core.clone()]);
             let tools = cfg.tools.iter().flat_map(|t| {
@@ -477,3 +581,4 @@ fn tool_def(tool: &Value) -> Option<ToolDef> {
     }
     Some(def)
 }
+

@@ -13,6 +13,7 @@
 //! was emitted is rolled back into content; one that breaks later ends where it broke. Either way a
 //! [`Diagnostic`] is recorded. Only `finish(is_partial = false)` inside an unfinished call errors.
 
+mod bare_json_call;
 mod call_syntax_swap;
 mod dropped;
 mod json_departures;
@@ -25,7 +26,7 @@ mod missing_call_opener;
 mod tool;
 mod untyped_value;
 
-use super::config::{fallback_configs, FallbackConfig, ParserConfig, ToolConfig};
+use super::config::{bare_call_configs, bare_calls_apply, fallback_configs, FallbackConfig, ParserConfig, ToolConfig, BARE_CALL_FIRST_BYTES};
 use super::drive::{machine_parts, Input, Machine};
 use super::emit::{Diagnostics, Emitter};
 use super::marker::{Expect, Marker};
@@ -120,6 +121,16 @@ pub struct AutoParser {
     /// The code fence as a marker (empty without a fallback).
     fence: Rc<Marker>,
     dialects: Vec<Rc<ParserConfig>>,
+    /// The marker-less call candidate being checked (rules R28, R34, `bare_json_call.rs`).
+    ahead: Option<bare_json_call::Ahead>,
+    /// The marker-less calls apply but their configurations are not built yet: built (into
+    /// `fallback`) once content holds one of their first bytes, so a request whose output has none
+    /// does not pay for them.
+    bare_unbuilt: bool,
+    /// No marker-less call candidate starts before this absolute offset (inside a rejected one).
+    bare_from: usize,
+    /// Content other than blanks was emitted.
+    content_started: bool,
 }
 
 /// A code fence: calls written inside a fenced block are examples, not calls.
@@ -140,10 +151,11 @@ impl AutoParser {
         dialects.extend(crate::parse::call_syntax::bracket_departures(&mut cfg).map(Rc::new));
         let cfg = Rc::new(cfg);
         let fallback = fallback_configs(analysis, options);
+        let bare_unbuilt = bare_calls_apply(&cfg);
         let mut p = AutoParser {
             base: Rc::clone(&cfg),
             dialects,
-            fence: Rc::new(Marker::new(if fallback.is_empty() { "" } else { FENCE })),
+            fence: Rc::new(Marker::new(if fallback.is_empty() && !bare_unbuilt { "" } else { FENCE })),
             fallback: Rc::new(fallback),
             line_start: true,
             in_code: false,
@@ -163,6 +175,10 @@ impl AutoParser {
             section_open: false,
             diags: Diagnostics::default(),
             text_marker_bytes: Box::new([false; 256]),
+            ahead: None,
+            bare_unbuilt,
+            bare_from: 0,
+            content_started: false,
         };
         let cfg = Rc::clone(&p.cfg);
         let text_markers = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s, e]);
@@ -179,6 +195,11 @@ impl AutoParser {
         }
         if !fallback.is_empty() {
             p.text_marker_bytes[usize::from(b'`')] = true;
+        }
+        if p.bare_unbuilt {
+            for b in BARE_CALL_FIRST_BYTES {
+                p.text_marker_bytes[usize::from(b)] = true;
+            }
         }
         p
     }
@@ -197,8 +218,9 @@ impl AutoParser {
         if s.is_empty() {
             return;
         }
-        if !self.fallback.is_empty() {
+        if !self.fallback.is_empty() || self.bare_unbuilt {
             self.line_start = self.line_start_after(s);
+            self.content_started |= !s.chars().all(is_space);
         }
         if let Some((_, ws, _)) = &mut self.stray_close {
             if s.chars().all(is_space) {
@@ -297,6 +319,9 @@ impl AutoParser {
             self.line_start = true;
             if let Some(note) = &self.cfg.whole_call_note {
                 self.diags.add(call.start, note.clone());
+            }
+            if let Some(note) = self.cfg.bare_note {
+                self.diags.add(call.start, note);
             }
             if let Some(rule) = &self.cfg.fallback_rule {
                 let message = format!("tool call read by the fallback for a template without a tool format: {rule} (rule R13)");
@@ -716,6 +741,19 @@ impl AutoParser {
         }
         wanted.extend(cfg.dropped_in_content());
         let others = wanted.len();
+        // The marker-less calls' configurations are built once what this step reads (up to its first
+        // marker) holds one of their first bytes; until then no trigger or fence can be in it, so that
+        // scope is this step's scope.
+        let mut unbuilt_scope = None;
+        if self.bare_unbuilt {
+            let s = search_scope(text, &wanted);
+            if s.bytes().any(|b| BARE_CALL_FIRST_BYTES.contains(&b)) {
+                self.bare_unbuilt = false;
+                self.fallback = Rc::new(bare_call_configs(&self.base));
+            } else {
+                unbuilt_scope = Some(s);
+            }
+        }
         let (fallback, fence) = (Rc::clone(&self.fallback), Rc::clone(&self.fence));
         // Inside a code block only its closing fence counts (a trigger there must not end the scope:
         // the markers after it are still to be looked for).
@@ -723,7 +761,7 @@ impl AutoParser {
             wanted.extend(fallback.iter().filter_map(|f| f.cfg.tools.as_ref()).map(|t| &t.trigger));
         }
         wanted.push(&fence);
-        let scope = search_scope(text, &wanted);
+        let scope = unbuilt_scope.unwrap_or_else(|| search_scope(text, &wanted));
         if let Some(step) = self.fallback_in_content(text, scope, abs, eof, wanted.get(..others).unwrap_or(&[]), &fence, out) {
             return step;
         }
@@ -819,14 +857,32 @@ impl AutoParser {
             }
         }
         let (s, e, found) = best?;
-        if others.iter().filter_map(|m| m.find(scope)).any(|(o, _)| o < s) {
+        // A marker-less candidate (rules R28, R34) yields to a marker of the template at its place.
+        let bare = found.and_then(|f| f.bare.map(|p| (f, p)));
+        if others.iter().filter_map(|m| m.find(scope)).any(|(o, _)| o < s || bare.is_some() && o == s) {
             return None;
+        }
+        // A marker of the template that the text ends inside of, begun at or before the trigger
+        // (`Action:\n``` ` of `Action:\n```json`), decides first once whole.
+        let held = if eof { 0 } else { others.iter().map(|m| m.holdback(text)).max().unwrap_or(0) };
+        if held > 0 && text.len() - held <= s {
+            let p = floor_boundary(text, text.len() - held);
+            self.emit_content(text.get(..p).unwrap_or(""), out);
+            return Some(if p == 0 { Step::Wait } else { Step::Adv(p) });
         }
         let rest = text.get(s..).unwrap_or("");
         let longer = fallback.iter().filter_map(|f| f.cfg.tools.as_ref()).any(|t| t.trigger.core.len() > rest.len() && t.trigger.core.starts_with(rest));
         if longer && !eof && !self.in_code {
             self.emit_content(text.get(..s).unwrap_or(""), out);
             return Some(if s == 0 { Step::Wait } else { Step::Adv(s) });
+        }
+        if let Some((f, place)) = bare {
+            if others.iter().any(|m| m.expect(rest, eof) == Expect::NeedMore) {
+                // A marker of the template may still start there (`[` of `[TOOL_CALLS]`).
+                self.emit_content(text.get(..s).unwrap_or(""), out);
+                return Some(if s == 0 { Step::Wait } else { Step::Adv(s) });
+            }
+            return Some(self.bare_candidate(f, place, text, (s, e), abs, eof, out));
         }
         let at_line_start = self.line_start_after(text.get(..s).unwrap_or(""));
         match found {

@@ -182,7 +182,7 @@ impl AutoParser {
         let departure = match step {
             ToolStep::JsonOpen => self.json_open_departure(text, abs).or_else(|| self.pythonic_in_json(text, abs, eof)),
             ToolStep::JsonObj => self.pythonic_in_json(text, abs, eof),
-            ToolStep::JsonAfter => self.json_after_departure(text, abs, eof),
+            ToolStep::JsonAfter => self.bare_call_after().or_else(|| self.json_after_departure(text, abs, eof)),
             ToolStep::Name => self.json_in_pythonic_departure(text, abs).or_else(|| self.json_call_in_tagged(step, text, abs, eof)),
             ToolStep::NamePrefix => self.json_call_in_tagged(step, text, abs, eof),
             ToolStep::ArgNext => self.json_body_in_tagged(text, abs, eof).or_else(|| self.key_value_args(text, abs, eof)),

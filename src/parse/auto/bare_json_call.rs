@@ -1,0 +1,206 @@
+//! Marker-less JSON calls where the template HAS a marked tool format (issue #13):
+//! - rule R28, a JSON call object (`{"name": …, "arguments": …}`), or a `[…]` array of them, at the
+//!   start of a line, with none of the template's call markers (the model, or a decoder that skipped
+//!   special tokens, left them out);
+//! - rule R34, an output that is only a ```` ```json ```` fenced JSON call.
+//!
+//! Ordinary text holds JSON too, so such a candidate is read as a call only once all of it is seen
+//! to be one: every object a call naming a declared tool, with valid JSON arguments and no member a
+//! call does not have (its value would be dropped) (the fenced one
+//! closed and followed by nothing but blanks up to the end of the output). Until then it is held; a
+//! candidate that is not a call gives back only its first byte, and the content step reads the rest
+//! as it always does, so nothing of it needs re-reading and every chunking decides alike (the
+//! verdict is a function of the text from the candidate on). A validated candidate is read by the
+//! ordinary JSON call states, which cannot fail on it. The scan is incremental (`Ahead` resumes
+//! where it stopped), and no candidate starts inside a rejected one, so the cost stays O(n).
+
+use super::tool::ToolStep;
+use super::{AutoParser, State, Step};
+use crate::api::Delta;
+use crate::parse::config::{BareCallPlace, FallbackConfig, ToolConfig};
+use crate::parse::json_extent::json_error;
+use crate::parse::jsoncall::{CallData, CallFeed, JsonCall};
+use crate::text::is_space;
+use std::rc::Rc;
+
+/// The closing fence of a fenced call.
+const FENCE: &str = "```";
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Phase {
+    /// Before a call object (or the array's `[`).
+    #[default]
+    Open,
+    Object,
+    /// After a call object: `,` or `]` in an array, the closing fence, or the end.
+    After,
+    /// Backticks of the closing fence read so far.
+    Fence(usize),
+    /// After the closing fence: only blanks up to the end of the output.
+    Trailing,
+}
+
+/// The incremental check of one candidate.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Ahead {
+    /// Absolute offset of the candidate's first byte.
+    at: usize,
+    /// Bytes of the candidate checked so far.
+    fed: usize,
+    phase: Phase,
+    in_array: bool,
+    /// Call objects begun.
+    objects: usize,
+    json: JsonCall,
+    data: CallData,
+}
+
+enum Verdict {
+    NeedMore,
+    Call,
+    /// Not a call: the byte at this offset of the candidate shows it (`why`).
+    Not(usize, &'static str),
+}
+
+impl Ahead {
+    /// Feed the candidate's text from where the last call stopped.
+    fn check(&mut self, text: &str, t: &ToolConfig, place: BareCallPlace, eof: bool) -> Verdict {
+        let from = self.fed;
+        for (i, c) in text.get(from..).unwrap_or("").char_indices() {
+            let at = from + i;
+            self.fed = at + c.len_utf8();
+            match self.phase {
+                Phase::Open => match c {
+                    _ if is_space(c) => {}
+                    '[' if !self.in_array && self.objects == 0 => self.in_array = true,
+                    '{' => {
+                        self.objects += 1;
+                        self.json = JsonCall::default();
+                        self.data = CallData::default();
+                        self.phase = Phase::Object;
+                        if let CallFeed::Invalid(why) = self.json.feed(c, t, &mut self.data) {
+                            return Verdict::Not(at, why);
+                        }
+                    }
+                    _ => return Verdict::Not(at, "no call object"),
+                },
+                Phase::Object => match self.json.feed(c, t, &mut self.data) {
+                    CallFeed::More => {}
+                    CallFeed::Invalid(why) => return Verdict::Not(at, why),
+                    CallFeed::Done => {
+                        if self.data.args_seen && json_error(&self.data.args).is_some() {
+                            return Verdict::Not(at, "arguments not valid JSON");
+                        }
+                        // Read without markers, a call must hold nothing it would drop.
+                        if self.json.unknown_key().is_some() {
+                            return Verdict::Not(at, "a member no call object has");
+                        }
+                        if !self.in_array && place == BareCallPlace::LineStart {
+                            return Verdict::Call;
+                        }
+                        self.phase = Phase::After;
+                    }
+                },
+                Phase::After => match c {
+                    _ if is_space(c) => {}
+                    ',' if self.in_array => self.phase = Phase::Open,
+                    ']' if self.in_array => {
+                        self.in_array = false;
+                        if place == BareCallPlace::LineStart {
+                            return Verdict::Call;
+                        }
+                        self.phase = Phase::Fence(0);
+                    }
+                    '`' if !self.in_array => self.phase = Phase::Fence(1),
+                    _ => return Verdict::Not(at, "not a call list"),
+                },
+                Phase::Fence(n) => match c {
+                    _ if n == 0 && is_space(c) => {}
+                    '`' if n < FENCE.len() => self.phase = if n + 1 == FENCE.len() { Phase::Trailing } else { Phase::Fence(n + 1) },
+                    _ => return Verdict::Not(at, "no closing fence"),
+                },
+                Phase::Trailing if is_space(c) => {}
+                Phase::Trailing => return Verdict::Not(at, "text after the fenced call"),
+            }
+        }
+        match (eof, self.phase) {
+            (false, _) => Verdict::NeedMore,
+            (true, Phase::Trailing) => Verdict::Call,
+            (true, _) => Verdict::Not(text.len(), "cut off"),
+        }
+    }
+}
+
+impl AutoParser {
+    /// A candidate of `f` (a marker-less call, rules R28 / R34) whose trigger is at `s..e` of `text`,
+    /// the first marker of the content step. Held until it is known to be a call (then read as one)
+    /// or not (then text, as if there were no candidate).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn bare_candidate(&mut self, f: &FallbackConfig, place: BareCallPlace, text: &str, (s, e): (usize, usize), abs: usize, eof: bool, out: &mut Vec<Delta>) -> Step {
+        let before = text.get(..s).unwrap_or("");
+        let here = match place {
+            BareCallPlace::LineStart => self.line_start_after(before) && abs + s >= self.bare_from,
+            BareCallPlace::WholeOutputFence => !self.content_started && self.calls == 0 && before.chars().all(is_space),
+        };
+        if !here {
+            return self.not_bare_call(place, text, (s, e), out);
+        }
+        if s > 0 {
+            // The candidate is checked from the start of a step's text.
+            self.emit_content(before, out);
+            return Step::Adv(s);
+        }
+        let Some(t) = f.cfg.tools.as_ref() else { return self.not_bare_call(place, text, (s, e), out) };
+        let mut ahead = match self.ahead.take() {
+            Some(a) if a.at == abs => a,
+            _ => Ahead { at: abs, fed: if place == BareCallPlace::WholeOutputFence { e } else { 0 }, ..Ahead::default() },
+        };
+        match ahead.check(text, t, place, eof) {
+            Verdict::NeedMore => {
+                self.ahead = Some(ahead);
+                Step::Wait
+            }
+            Verdict::Call => {
+                self.cfg = Rc::clone(&f.cfg);
+                let body = t.trigger_is_body;
+                self.enter_call(text, abs, (s, e), body, true, out)
+            }
+            Verdict::Not(at, why) => {
+                // No candidate starts inside it again (the scan would repeat); its text is read as
+                // content from its second byte on, markers and all.
+                self.bare_from = abs + at;
+                if why == "call of an unknown function" {
+                    let message = "a JSON tool call with none of the template's call markers names a tool the request did not declare: kept as content (rule R28)";
+                    self.diag(abs, message);
+                }
+                self.not_bare_call(place, text, (s, e), out)
+            }
+        }
+    }
+
+    /// The trigger at `s..e` starts no call: text (a fence's opener also opens a code block).
+    fn not_bare_call(&mut self, place: BareCallPlace, text: &str, (s, e): (usize, usize), out: &mut Vec<Delta>) -> Step {
+        if place == BareCallPlace::WholeOutputFence && self.line_start_after(text.get(..s).unwrap_or("")) {
+            self.in_code = !self.in_code;
+        } else if place == BareCallPlace::LineStart {
+            // Only the bracket: what follows may still hold a marker of the template.
+            let first = text.get(s..).and_then(|r| r.chars().next()).map_or(1, char::len_utf8);
+            let end = (s + first).min(text.len());
+            self.emit_content(text.get(..end).unwrap_or(""), out);
+            return Step::Adv(end);
+        }
+        self.emit_content(text.get(..e).unwrap_or(""), out);
+        Step::Adv(e)
+    }
+
+    /// After a validated marker-less call object (`JsonAfter`): the call ends there. Another object
+    /// after it is a candidate of its own, checked as the first was. `None` lets the canonical step
+    /// run (inside a checked array).
+    pub(super) fn bare_call_after(&mut self) -> Option<Step> {
+        if self.cfg.bare_note.is_none() || self.in_array {
+            return None;
+        }
+        self.state = State::Tool(ToolStep::JsonEnd);
+        Some(Step::Adv(0))
+    }
+}
