@@ -156,7 +156,7 @@ test('templateOrSource must be a string or a live ChatTemplate', () => {
 test('addressed messages (Muse Glimmer): reasoning, a call and the answer routed by recipient, streamed by characters', () => {
   const src = readFileSync(join(repoRoot, 'tests/fixtures/zoo/ollama-glimmer_chat_template.jinja'), 'utf8');
   const tmpl = new ChatTemplate(src);
-  const a = analyzeTemplate(tmpl);
+  const a = analyzeTemplate(src);
   assert.equal(a.handler, 'addressed messages');
   assert.deepEqual([a.messages.recipientPrefix, a.messages.contentRecipient, a.messages.reasoningRecipient], [' to=', 'user', 'self']);
   const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
