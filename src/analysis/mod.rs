@@ -3,7 +3,8 @@
 //!
 //! Entry point: [`analyze_template`]. Phases: reasoning (R1–R3, `reasoning.rs`), content (C1,
 //! `content.rs`), tools (T1–T2 `tools.rs`, T3–T7 `tool_markers.rs`, T8 `call_layout.rs`), role
-//! markers (`roles.rs`), then the preserved-token union and the late phases that read what the
+//! markers (`roles.rs`), a reply written as messages headed by their recipient (`addressed.rs`), then
+//! the preserved-token union and the late phases that read what the
 //! common probes cannot: a content wrapper inside the assistant header (C2, `content.rs`),
 //! reasoning tags no render shows (R4–R6, `unrendered_reasoning.rs`); then the source-keyed
 //! [`workarounds`] and, for a template without a tool format, the tool-call markers its source

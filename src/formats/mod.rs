@@ -3,6 +3,8 @@
 //!
 //! - [`auto`]: the differential format, described entirely by the template's [`Analysis`]
 //!   (reasoning markers, content wrapper, tool-call layout); parsed by `parse::auto`.
+//! - [`addressed`]: a reply of messages headed by their recipient (`Analysis.messages`), also read
+//!   off the renders; each call body is read by `parse::auto` once its message ends.
 //! - [`harmony`] (GPT-OSS channels), [`functionary`] (v3.2 `>>>recipient` blocks) and
 //!   [`ministral`] (Ministral/Magistral 3 `[THINK]` / `[TOOL_CALLS]name[ARGS]`): the three formats
 //!   the analysis cannot express.
