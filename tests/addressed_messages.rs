@@ -183,3 +183,32 @@ fn a_recipient_header_with_json_arguments_as_the_body() {
     let g = build_grammar(t.analysis().unwrap(), &o).unwrap();
     assert!(check_grammar(&g.gbnf, "get_weather\n<|content|>{\"city\": \"Oslo\"}").unwrap().accepted, "{}", g.gbnf);
 }
+
+#[test]
+fn hostile_message_soup_parses_in_linear_time() {
+    // Each stays well under a second; a quadratic path (re-trimming a held body per chunk, recounting
+    // a call body's values per end token) takes minutes on these.
+    let head = "<atem:function_calls>\n<atem:invoke name=\"get_weather\">\n<atem:parameter name=\"city\">";
+    let soups = [
+        format!(" to=user<|message|>{}x<|eot|>", " ".repeat(200_000)),
+        format!(" to=get_weather<|message|>{head}{}</atem:parameter>", "<|eot|>".repeat(30_000)),
+        format!(" to=user<|message|>{}", "<|start|>assistant to=get_weather<|message|><atem:function_calls>".repeat(5_000)),
+        "<|start|>".repeat(50_000),
+        " to=user<|message|>".repeat(20_000),
+        format!(" to=self<|message|>{}", "<|message|><|eom|>".repeat(20_000)),
+    ];
+    let t = ChatTemplate::new(&common::template_source(TEMPLATE), RenderOptions::default()).unwrap();
+    for soup in &soups {
+        let t0 = std::time::Instant::now();
+        let mut p = t.stream_parser(&options()).unwrap();
+        // Small chunks: the cost of a path that re-reads what it holds grows with their number.
+        for chunk in soup.as_bytes().chunks(7) {
+            p.push(std::str::from_utf8(chunk).unwrap_or(""));
+        }
+        let _ = p.finish();
+        let took = t0.elapsed();
+        println!("{} bytes of {:?}…: {took:?}", soup.len(), &soup[..24]);
+        // Debug builds (plain `cargo test`) are several times slower than release; still linear.
+        assert!(took < std::time::Duration::from_secs(4), "{} bytes of {:?}…: {took:?}", soup.len(), &soup[..24]);
+    }
+}

@@ -32,9 +32,9 @@ const RULE: &str = "rule R30";
 #[derive(Debug)]
 struct Layout {
     m: AddressedMessages,
-    /// The analysis with the tool format only: reads a call body.
-    body: Analysis,
-    options: RequestOptions,
+    /// A fresh parser of the analysis' tool format alone, built once and cloned for each call body
+    /// (building one per message would cost the whole configuration per message).
+    body: AutoParser,
     /// `<atem:parameter name="` / `</atem:parameter>`: a call body ends only outside a value.
     value_open: String,
     value_close: String,
@@ -68,6 +68,8 @@ struct Body {
     /// Value openers minus closers seen in `text[..counted]`.
     open_values: isize,
     counted: usize,
+    /// Bytes of leading whitespace of `text` (while it might still be a call).
+    ws: usize,
 }
 
 #[derive(Debug)]
@@ -113,8 +115,7 @@ impl AddressedParser {
             name_prefix: t.function.name_prefix.clone(),
             name_suffix: t.function.name_suffix.clone(),
             tools,
-            body,
-            options: options.clone(),
+            body: AutoParser::new(&body, options),
             m,
         };
         Some(AddressedParser {
@@ -174,7 +175,7 @@ impl AddressedParser {
                 }
             }
         };
-        let body = |recipient: Option<String>| Body { recipient, header, text: String::new(), at: body_at, open_values: 0, counted: 0 };
+        let body = |recipient: Option<String>| Body { recipient, header, text: String::new(), at: body_at, open_values: 0, counted: 0, ws: 0 };
         let dest = match recipient.as_deref() {
             Some(r) if Some(r) == m.reasoning_recipient.as_deref() => {
                 self.emit.reasoning_marker(&body(None).header, out);
@@ -278,7 +279,7 @@ fn read_calls(l: &Layout, body: &str) -> Option<(Vec<(String, String)>, Vec<crat
     if l.call_open.is_empty() || !body.trim_start().starts_with(l.call_open.as_str()) {
         return None;
     }
-    let mut p = AutoParser::new(&l.body, &l.options);
+    let mut p = l.body.clone();
     let mut out = Vec::new();
     p.push(body, &mut out);
     p.finish(false, &mut out).ok()?;
@@ -426,7 +427,11 @@ impl MarkerMachine for AddressedParser {
             State::Body(Dest::Call(b)) => b.text.push_str(text),
             State::Body(Dest::Maybe(b)) => {
                 b.text.push_str(text);
-                let lead = b.text.trim_start();
+                // Leading whitespace is skipped once (counted in `ws`), so a long blank run stays O(n).
+                if b.ws == b.text.len() - text.len() {
+                    b.ws += text.len() - text.trim_start().len();
+                }
+                let lead = tail(&b.text, b.ws);
                 if lead.starts_with(l.call_open.as_str()) && !l.call_open.is_empty() {
                     let State::Body(Dest::Maybe(b)) = std::mem::replace(&mut self.state, State::Between { ws: String::new() }) else { return text.len() };
                     self.state = State::Body(Dest::Call(b));
@@ -462,7 +467,7 @@ impl MarkerMachine for AddressedParser {
                 } else {
                     // The header end without a header: a message to no one in particular.
                     self.diags.add(at, format!("a message without its header ({RULE})"));
-                    State::Body(Dest::Maybe(Body { recipient: None, header: mk.to_string(), text: String::new(), at: at + mk.len(), open_values: 0, counted: 0 }))
+                    State::Body(Dest::Maybe(Body { recipient: None, header: mk.to_string(), text: String::new(), at: at + mk.len(), open_values: 0, counted: 0, ws: 0 }))
                 };
             }
             State::Header { raw, at: h_at, written: w } => {

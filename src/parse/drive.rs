@@ -164,7 +164,7 @@ pub fn drive(
 }
 
 /// The input side of a machine: held-back text, bytes consumed, the prefill, whether input ended.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Input {
     pending: String,
     base: usize,

@@ -77,7 +77,7 @@ enum Step {
 
 /// The auto parser. Build it with [`AutoParser::new`]; use it as an
 /// [`OutputParser`](super::OutputParser) (after [`Machine::prefill`]).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct AutoParser {
     /// Shared so states can read markers while mutating the parser.
     cfg: Rc<ParserConfig>,
