@@ -12,9 +12,9 @@ use super::probe::*;
 use super::types::{AddressedMessages, ReasoningAnalysis, ReasoningMode, ToolsAnalysis};
 use serde_json::Value;
 
-/// The message structure, when the template writes one. `t`: the tool analysis (its call closer
-/// tells where a call's body ends).
-pub fn analyze(pr: &mut Prober, t: &ToolsAnalysis, parallel: bool) -> Option<AddressedMessages> {
+/// The message structure, when the template writes one, and the one-call reply's body (what follows
+/// its header). `t`: the tool analysis (its call closer tells where a call's body ends).
+pub fn analyze(pr: &mut Prober, t: &ToolsAnalysis, parallel: bool) -> Option<(AddressedMessages, String)> {
     let with_tools = |messages: Vec<Value>, prompt: bool| {
         let mut p = Params::with_tools(messages);
         p.add_generation_prompt = prompt;
@@ -100,7 +100,8 @@ pub fn analyze(pr: &mut Prober, t: &ToolsAnalysis, parallel: bool) -> Option<Add
     if !trim_ws(&generation_prompt).ends_with(&message_start) {
         return None;
     }
-    Some(AddressedMessages {
+    let body = call[call_head.len()..].to_string();
+    let m = AddressedMessages {
         message_start,
         recipient_prefix: recipient_prefix.to_string(),
         header_end: header_end.to_string(),
@@ -108,7 +109,8 @@ pub fn analyze(pr: &mut Prober, t: &ToolsAnalysis, parallel: bool) -> Option<Add
         reasoning_recipient,
         message_ends: ends,
         between,
-    })
+    };
+    Some((m, body))
 }
 
 /// A body that is a JSON object (the call's arguments alone): its text.
@@ -131,14 +133,8 @@ pub fn is_recipient_char(c: char) -> bool {
 }
 
 /// The tool analysis saw the call's name twice, in the header and in the body: the body's own name
-/// markers are read from the body of the one-call render (what follows the header).
-pub fn fix_body_name_markers(pr: &mut Prober, m: &AddressedMessages, t: &mut ToolsAnalysis) {
-    let mut p = Params::with_tools(vec![user(USER_MSG), assistant_calls(vec![first_call()])]);
-    p.add_generation_prompt = false;
-    let Ok(out) = pr.render(&p) else { return };
-    let call_head = format!("{}{FUN_FIRST}{}", m.recipient_prefix, m.header_end);
-    let Some(at) = out.find(&call_head) else { return };
-    let body = &out[at + call_head.len()..];
+/// markers are read from the body of the one-call render (`body`, what follows the header).
+pub fn fix_body_name_markers(body: &str, t: &mut ToolsAnalysis) {
     let open = if t.format.per_call_start.is_empty() { &t.format.section_start } else { &t.format.per_call_start };
     let rest = match trim_ws(open) {
         "" => body,

@@ -73,13 +73,14 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
         call_layout::refine(&mut pr, &mut tools);
     }
     let mut handler = detect::detect_handler(t.source());
-    let messages = if caps.supports_tool_calls && handler == Handler::Autoparser { addressed::analyze(&mut pr, &tools, caps.supports_parallel_tool_calls) } else { None };
+    let found = if caps.supports_tool_calls && handler == Handler::Autoparser { addressed::analyze(&mut pr, &tools, caps.supports_parallel_tool_calls) } else { None };
     let mut reasoning = reasoning;
-    if let Some(m) = &messages {
-        addressed::fix_body_name_markers(&mut pr, m, &mut tools);
+    if let Some((m, body)) = &found {
+        addressed::fix_body_name_markers(body, &mut tools);
         addressed::reasoning_as_message(m, &mut reasoning);
         handler = Handler::Addressed;
     }
+    let messages = found.map(|(m, _)| m);
     let mut a = Analysis {
         handler,
         messages,

@@ -45,6 +45,11 @@ struct Layout {
     name_prefix: String,
     name_suffix: String,
     tools: Vec<String>,
+    /// The markers each state looks for, built once: the next message's start, then in a header its
+    /// end, in a body the end tokens, between messages both.
+    header_markers: Vec<String>,
+    body_markers: Vec<String>,
+    between_markers: Vec<String>,
 }
 
 /// Where the current message's body goes.
@@ -108,7 +113,14 @@ impl AddressedParser {
         let trim = |s: &str| s.trim().to_string();
         let call_open = [&t.format.section_start, &t.format.per_call_start, &t.function.name_prefix].into_iter().map(|s| trim(s)).find(|s| !s.is_empty()).unwrap_or_default();
         let tools = options.tools.iter().filter_map(|t| t.pointer("/function/name").or_else(|| t.get("name")).and_then(|n| n.as_str()).map(str::to_string)).collect();
+        let header_end = m.header_end.trim().to_string();
+        let header_markers = vec![m.message_start.clone(), header_end.clone()];
+        let body_markers: Vec<String> = std::iter::once(m.message_start.clone()).chain(m.message_ends.iter().cloned()).collect();
+        let between_markers = body_markers.iter().cloned().chain([header_end]).collect();
         let l = Layout {
+            header_markers,
+            body_markers,
+            between_markers,
             value_open: trim(&t.arguments.name_prefix),
             value_close: trim(&t.arguments.value_suffix),
             call_open,
@@ -131,21 +143,6 @@ impl AddressedParser {
 
     fn start(&self) -> &str {
         self.l.m.message_start.as_str()
-    }
-
-    /// Markers of the current state.
-    fn markers(&self) -> Vec<String> {
-        let m = &self.l.m;
-        let mut v = vec![m.message_start.clone()];
-        match self.state {
-            State::Header { .. } => v.push(m.header_end.trim().to_string()),
-            State::Between { .. } => {
-                v.push(m.header_end.trim().to_string());
-                v.extend(m.message_ends.iter().cloned());
-            }
-            State::Body(_) => v.extend(m.message_ends.iter().cloned()),
-        }
-        v
     }
 
     /// A header that cannot be one: the message start (when written) and its text are content.
@@ -198,7 +195,7 @@ impl AddressedParser {
     }
 
     /// The message ended (`marker` at `at`, or the end of output): send what its body is.
-    fn close_body(&mut self, dest: Dest, marker: Option<&str>, at: usize, out: &mut Vec<Delta>) {
+    fn close_body(&mut self, dest: Dest, marker: Option<&str>, out: &mut Vec<Delta>) {
         match dest {
             Dest::Reasoning => {
                 if let Some(mk) = marker {
@@ -206,13 +203,13 @@ impl AddressedParser {
                 }
             }
             Dest::Maybe(b) => self.emit.content(&b.text, out),
-            Dest::Call(b) => self.read_call(b, at, out),
+            Dest::Call(b) => self.read_call(b, out),
             Dest::Content => {}
         }
     }
 
     /// A held body: calls when the whole body is a call block, else content.
-    fn read_call(&mut self, b: Body, at: usize, out: &mut Vec<Delta>) {
+    fn read_call(&mut self, b: Body, out: &mut Vec<Delta>) {
         let l = Rc::clone(&self.l);
         let (text, repaired) = repair_names(&b.text, &l.name_prefix, &l.name_suffix, l.m.header_end.trim());
         let to_tool = b.recipient.as_deref().is_some_and(|r| r != l.m.content_recipient);
@@ -254,7 +251,6 @@ impl AddressedParser {
             out.push(Delta::ToolCall { index, id: None, name: Some(name), arguments: None });
             self.emit.tool_args(index, args, out);
         }
-        let _ = at;
     }
 
     /// `read.read` for the declared `read`: a name written with the recipient's namespace.
@@ -380,21 +376,25 @@ impl Machine for AddressedParser {
     machine_parts!();
 
     fn settle(&mut self, is_partial: bool, out: &mut Vec<Delta>) -> Result<()> {
-        let at = self.input.offset();
         match std::mem::replace(&mut self.state, State::Between { ws: String::new() }) {
             State::Header { raw, at: h_at, written } if !is_partial => {
                 if written || !raw.trim().is_empty() {
                     self.release_header(&raw, h_at, written, "the output ended inside a message header", out);
                 }
             }
-            State::Body(dest) if !is_partial || matches!(dest, Dest::Content | Dest::Reasoning) => self.close_body(dest, None, at, out),
+            State::Body(dest) if !is_partial || matches!(dest, Dest::Content | Dest::Reasoning) => self.close_body(dest, None, out),
             other => self.state = other,
         }
         Ok(())
     }
 
     fn step(&mut self, rest: &str, at: usize, at_end: bool, out: &mut Vec<Delta>) -> Option<usize> {
-        let owned = self.markers();
+        let l = Rc::clone(&self.l);
+        let owned = match self.state {
+            State::Header { .. } => &l.header_markers,
+            State::Between { .. } => &l.between_markers,
+            State::Body(_) => &l.body_markers,
+        };
         let markers: Vec<&str> = owned.iter().map(String::as_str).collect();
         self.scan_step(rest, &markers, at, at_end, out)
     }
@@ -481,7 +481,7 @@ impl MarkerMachine for AddressedParser {
                 }
             }
             State::Body(dest) => {
-                self.close_body(dest, Some(mk), at, out);
+                self.close_body(dest, Some(mk), out);
                 if is_start {
                     if !l.m.between.is_empty() {
                         self.diags.add(at, format!("a message without its end token `{}` ({RULE})", l.m.between));
