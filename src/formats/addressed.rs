@@ -18,6 +18,7 @@ use crate::analysis::{AddressedMessages, Analysis, ContentAnalysis, Handler, Rea
 use crate::api::{Delta, RequestOptions};
 use crate::gbnf::{regex_escape, Expr, Shape, Tool, ToolGrammar, Trigger};
 use crate::parse::auto::AutoParser;
+use crate::parse::config::tool_name;
 use crate::parse::drive::{head, machine_parts, tail, Input, Machine, MarkerMachine};
 use crate::parse::emit::{release_after_ws, Diagnostics, Emitter};
 use crate::parse::OutputParser;
@@ -103,16 +104,9 @@ impl AddressedParser {
     pub fn new(a: &Analysis, options: &RequestOptions) -> Option<Self> {
         let m = a.messages.clone()?;
         let t = &a.tools;
-        let body = Analysis {
-            handler: Handler::Autoparser,
-            messages: None,
-            reasoning: ReasoningAnalysis::default(),
-            content: ContentAnalysis::default(),
-            ..a.clone()
-        };
         let trim = |s: &str| s.trim().to_string();
         let call_open = [&t.format.section_start, &t.format.per_call_start, &t.function.name_prefix].into_iter().map(|s| trim(s)).find(|s| !s.is_empty()).unwrap_or_default();
-        let tools = options.tools.iter().filter_map(|t| t.pointer("/function/name").or_else(|| t.get("name")).and_then(|n| n.as_str()).map(str::to_string)).collect();
+        let tools = options.tools.iter().filter_map(|t| tool_name(t).map(str::to_string)).collect();
         let header_end = m.header_end.trim().to_string();
         let header_markers = vec![m.message_start.clone(), header_end.clone()];
         let body_markers: Vec<String> = std::iter::once(m.message_start.clone()).chain(m.message_ends.iter().cloned()).collect();
@@ -127,7 +121,7 @@ impl AddressedParser {
             name_prefix: t.function.name_prefix.clone(),
             name_suffix: t.function.name_suffix.clone(),
             tools,
-            body: AutoParser::new(&body, options),
+            body: AutoParser::new(&body_analysis(a), options),
             m,
         };
         Some(AddressedParser {
@@ -267,6 +261,12 @@ impl AddressedParser {
             _ => name.to_string(),
         }
     }
+}
+
+/// The analysis a message body is read (and its grammar built) with: the tool format alone, as the
+/// auto format (no message structure, no reasoning or content markers around it).
+fn body_analysis(a: &Analysis) -> Analysis {
+    Analysis { handler: Handler::Autoparser, messages: None, reasoning: ReasoningAnalysis::default(), content: ContentAnalysis::default(), ..a.clone() }
 }
 
 /// A body that is one or more whole calls and nothing else: the calls (name, argument text) and the
@@ -559,7 +559,7 @@ impl Format for Addressed {
     /// end token and the next message's start.
     fn tool_calls(&self, g: &mut ToolGrammar, a: &Analysis, tools: &[Tool]) -> Result<Option<Shape>> {
         let m = Self::messages(a);
-        let body = Analysis { handler: Handler::Autoparser, messages: None, ..a.clone() };
+        let body = body_analysis(a);
         let mut alts = Vec::new();
         let args_alone = body.tools.format.section_start.trim().is_empty() && body.tools.format.per_call_start.trim().is_empty() && body.tools.function.name_prefix.trim().is_empty();
         for tool in tools {

@@ -563,9 +563,14 @@ fn may_be_null(schema: &Value) -> bool {
     ["anyOf", "oneOf"].iter().any(|key| matches!(obj.get(*key), Some(Value::Array(alts)) if alts.iter().any(may_be_null)))
 }
 
+/// The name a request's tool declares (`{type, function: {name}}`, or a bare `{name}`).
+pub fn tool_name(tool: &Value) -> Option<&str> {
+    tool.get("function").unwrap_or(tool).get("name")?.as_str()
+}
+
 fn tool_def(tool: &Value) -> Option<ToolDef> {
     let func = tool.get("function").unwrap_or(tool);
-    let name = func.get("name")?.as_str()?.to_string();
+    let name = tool_name(tool)?.to_string();
     let mut def = ToolDef { name, string_params: Vec::new(), typed_params: Vec::new(), nullable_params: Vec::new() };
     if let Some(props) = func.get("parameters").and_then(|p| p.get("properties")).and_then(Value::as_object) {
         for (k, schema) in props {
