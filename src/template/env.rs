@@ -246,6 +246,8 @@ pub(crate) fn python_repr(out: &mut String, value: &Value, top: bool, depth: usi
 fn python_repr_inner(out: &mut String, value: &Value, top: bool, depth: usize) -> Result<(), Error> {
     match value.kind() {
         ValueKind::None => out.push_str("None"),
+        // Jinja2's `Undefined.__repr__`, as printed inside a container.
+        ValueKind::Undefined if !top => out.push_str("Undefined"),
         ValueKind::Undefined => {}
         ValueKind::Bool => out.push_str(if value.is_true() { "True" } else { "False" }),
         ValueKind::Number if !value.is_integer() => {
@@ -280,7 +282,8 @@ fn python_repr_inner(out: &mut String, value: &Value, top: bool, depth: usize) -
         // A sized iterable is a lazy list concatenation (`l + l`): a list to Python, and minijinja's
         // own `Display` of it is unbounded.
         ValueKind::Seq | ValueKind::Iterable if value.kind() == ValueKind::Seq || value.len().is_some() => {
-            out.push('[');
+            let tuple = value.is_tuple();
+            out.push(if tuple { '(' } else { '[' });
             if let Ok(iter) = value.try_iter() {
                 // `checked`: an item that is an error (a spent walk budget) ends printing with it.
                 for (i, item) in iter.checked().enumerate() {
@@ -290,7 +293,10 @@ fn python_repr_inner(out: &mut String, value: &Value, top: bool, depth: usize) -
                     python_repr(out, &item?, false, depth + 1)?;
                 }
             }
-            out.push(']');
+            if tuple && value.len() == Some(1) {
+                out.push(',');
+            }
+            out.push(if tuple { ')' } else { ']' });
         }
         ValueKind::Map => {
             out.push('{');

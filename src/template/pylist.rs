@@ -210,10 +210,30 @@ pub fn namespace(defaults: Option<ValueOrKwargs>) -> Result<Value, Error> {
     minijinja::functions::namespace(arg)
 }
 
-/// What Jinja2's `map` / `select` / `reject` / `selectattr` / `rejectattr` return: a Python generator.
-/// It iterates like a list, is always truthy, has no length and is not JSON serializable, as in Python.
+/// What Jinja2's `map` / `select` / `reject` / `selectattr` / `rejectattr` / `items` / `unique` / `batch` /
+/// `slice` return, and `reverse` of a list: a Python iterator. Like Python's, it is consumed by iterating
+/// (`g|first` takes one item, a second `g|list` is empty), always truthy, has no length, no items by index
+/// (`g[0]` is undefined) and no JSON form, and prints as `<generator object sync_do_map at 0x…>` (the
+/// address is a constant here).
 #[derive(Debug)]
-pub struct PyGenerator(Vec<Value>);
+pub struct PyGenerator {
+    /// What Python prints before ` at 0x…`: `generator object sync_do_map`, `list_reverseiterator object`.
+    name: &'static str,
+    items: Mutex<std::collections::VecDeque<Value>>,
+}
+
+/// The address a generator prints with (Python prints the object's, which differs per run).
+pub const GENERATOR_ADDRESS: &str = "0x7f0000000000";
+
+/// Iterates a generator by consuming it.
+struct Drain(Arc<PyGenerator>);
+
+impl Iterator for Drain {
+    type Item = Value;
+    fn next(&mut self) -> Option<Value> {
+        self.0.items.lock().ok()?.pop_front()
+    }
+}
 
 impl Object for PyGenerator {
     fn repr(self: &Arc<Self>) -> ObjectRepr {
@@ -221,45 +241,129 @@ impl Object for PyGenerator {
     }
 
     fn enumerate(self: &Arc<Self>) -> Enumerator {
-        Enumerator::Values(self.0.clone())
+        Enumerator::Iter(Box::new(Drain(self.clone())))
     }
 
     fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
         None
     }
 
+    /// `g[0]` is undefined and consumes nothing (minijinja would iterate to the index).
+    fn get_value(self: &Arc<Self>, _key: &Value) -> Option<Value> {
+        Some(Value::UNDEFINED)
+    }
+
     fn is_true(self: &Arc<Self>) -> bool {
         true
     }
+
+    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "<{} at {GENERATOR_ADDRESS}>", self.name)
+    }
 }
 
-/// Wrap a filter result as a generator.
+/// A generator named as Python's `sync_do_map` (see [`PyGenerator`]).
 pub fn generator(items: Vec<Value>) -> Value {
-    Value::from_object(PyGenerator(items))
+    named_generator("generator object sync_do_map", items)
 }
 
-/// Register the generator-returning filters.
+/// A generator that prints as `<NAME at 0x…>`.
+pub fn named_generator(name: &'static str, items: Vec<Value>) -> Value {
+    Value::from_object(PyGenerator { name, items: Mutex::new(items.into()) })
+}
+
+fn collect(v: Value) -> Result<Vec<Value>, Error> {
+    v.try_iter().map(|i| i.collect())
+}
+
+/// A Python tuple (prints `(a, b)`).
+pub fn tuple(items: Vec<Value>) -> Value {
+    Value::from_object(minijinja::value::Tuple::new(items))
+}
+
+fn is_generator(v: &Value) -> bool {
+    v.downcast_object_ref::<PyGenerator>().is_some()
+}
+
+/// Register the filters that return iterators in Jinja2, and `dictsort`'s tuples.
 pub fn add_generator_filters(env: &mut minijinja::Environment<'static>) {
     use minijinja::filters as f;
     use minijinja::value::Rest;
     use std::borrow::Cow;
+    const SELECT: &str = "generator object select_or_reject";
     env.add_filter("map", |s: &mut State, v: Value, a: Rest<ValueOrKwargs>| f::map(s, v, a).map(generator));
     env.add_filter("select", |s: &mut State, v: Value, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
-        f::select(s, v, t, a).map(generator)
+        Ok(named_generator(SELECT, f::select(s, v, t, a)?))
     });
     env.add_filter("reject", |s: &mut State, v: Value, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
-        f::reject(s, v, t, a).map(generator)
+        Ok(named_generator(SELECT, f::reject(s, v, t, a)?))
     });
     env.add_filter(
         "selectattr",
         |s: &mut State, v: Value, at: Cow<'_, str>, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
-            f::selectattr(s, v, at, t, a).map(generator)
+            Ok(named_generator(SELECT, f::selectattr(s, v, at, t, a)?))
         },
     );
     env.add_filter(
         "rejectattr",
         |s: &mut State, v: Value, at: Cow<'_, str>, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
-            f::rejectattr(s, v, at, t, a).map(generator)
+            Ok(named_generator(SELECT, f::rejectattr(s, v, at, t, a)?))
         },
     );
+    env.add_filter("items", |v: Value| -> Result<Value, Error> {
+        if v.is_undefined() {
+            return Ok(named_generator("generator object do_items", Vec::new()));
+        }
+        if v.kind() != ValueKind::Map {
+            return Err(Error::new(ErrorKind::InvalidOperation, "Can only get item pairs from a mapping."));
+        }
+        let mut pairs = Vec::new();
+        for key in v.try_iter()? {
+            let item = v.get_item(&key)?;
+            pairs.push(tuple(vec![key, item]));
+        }
+        Ok(named_generator("generator object do_items", pairs))
+    });
+    env.add_filter("unique", |s: &State, v: Value, kwargs: minijinja::value::Kwargs| -> Result<Value, Error> {
+        let items = f::unique(s, v, kwargs)?;
+        Ok(named_generator("generator object sync_do_unique", collect(items)?))
+    });
+    env.add_filter("batch", |s: &State, v: Value, count: usize, fill: Option<Value>| -> Result<Value, Error> {
+        Ok(named_generator("generator object do_batch", collect(f::batch(s, v, count, fill)?)?))
+    });
+    env.add_filter("slice", |s: &State, v: Value, count: usize, fill: Option<Value>| -> Result<Value, Error> {
+        Ok(named_generator("generator object sync_do_slice", collect(f::slice(s, v, count, fill)?)?))
+    });
+    env.add_filter("reverse", |v: Value| -> Result<Value, Error> {
+        match v.kind() {
+            ValueKind::String => f::reverse(&v),
+            _ if is_generator(&v) => {
+                let mut items = collect(v)?;
+                items.reverse();
+                Ok(Value::from(items))
+            }
+            ValueKind::Map => {
+                let mut keys = collect(v)?;
+                keys.reverse();
+                Ok(named_generator("dict_reversekeyiterator object", keys))
+            }
+            ValueKind::Seq | ValueKind::Iterable => {
+                let name = if v.is_tuple() { "reversed object" } else { "list_reverseiterator object" };
+                let mut items = collect(v)?;
+                items.reverse();
+                Ok(named_generator(name, items))
+            }
+            _ => Err(Error::new(ErrorKind::InvalidOperation, "argument must be iterable")),
+        }
+    });
+    env.add_filter("last", |v: Value| -> Result<Value, Error> {
+        if is_generator(&v) {
+            return Err(Error::new(ErrorKind::InvalidOperation, "'generator' object is not reversible"));
+        }
+        f::last(v)
+    });
+    env.add_filter("dictsort", |v: Value, kwargs: minijinja::value::Kwargs| -> Result<Value, Error> {
+        let sorted = f::dictsort(&v, kwargs)?;
+        Ok(Value::from(collect(sorted)?.into_iter().map(|p| collect(p).map(tuple)).collect::<Result<Vec<_>, _>>()?))
+    });
 }

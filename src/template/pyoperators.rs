@@ -345,10 +345,15 @@ fn py_mod(state: &mut State, a: Value, b: Value) -> Result<Value, Error> {
 }
 
 /// A for loop's iterable (`__py_iter`): Python raises on `None`, which minijinja iterates as empty.
+/// A string iterates as a list of its characters (minijinja's own string iteration has no length, so
+/// `loop.last` and `loop.length` were wrong).
 fn py_iter(state: &State, v: Value) -> Result<Value, Error> {
     note_fuel(state);
     not_none(&v)?;
-    Ok(v)
+    match v.as_str() {
+        Some(s) if v.kind() == ValueKind::String => Ok(Value::from(s.chars().map(|c| Value::from(c.to_string())).collect::<Vec<_>>())),
+        _ => Ok(v),
+    }
 }
 
 /// Python's `TypeError` for iterating `None` (a for loop, `|join`, `|list`).
