@@ -109,12 +109,44 @@ pub fn build_environment(limits: Limits, now: i64, flavor: Flavor) -> Environmen
     env.set_formatter(python_formatter);
     // Jinja2 defines `self` (the template's blocks); chat templates have no blocks, so `self.X` is undefined.
     env.add_global("self", Value::from_object(TemplateSelf));
+    env.add_test("odd", |v: Value| divisible(&v, 2).map(|r| r.is_some_and(|r| r == 1.0)));
+    env.add_test("even", |v: Value| divisible(&v, 2).map(|r| r == Some(0.0)));
+    env.add_test("divisibleby", |v: Value, n: Value| -> Result<bool, Error> {
+        let n = f64::try_from(n).map_err(|_| Error::new(ErrorKind::InvalidOperation, "divisibleby: not a number"))?;
+        if n == 0.0 {
+            return Err(Error::new(ErrorKind::InvalidOperation, "integer modulo by zero"));
+        }
+        let x = number_operand(&v)?;
+        Ok(x.rem_euclid(n) == 0.0 || (x % n) == 0.0)
+    });
+    // Python: `len(value)` and `value.__getitem__` work (strings, lists, tuples, dicts and Undefined).
+    env.add_test("sequence", |v: Value| {
+        matches!(v.kind(), ValueKind::String | ValueKind::Seq | ValueKind::Map | ValueKind::Undefined)
+            || v.kind() == ValueKind::Iterable && v.len().is_some()
+    });
+    env.add_test("callable", |v: Value| v.kind() == ValueKind::Plain);
+    env.remove_test("int");
     // Python: None and numbers are not iterable; Jinja2's Undefined is.
     env.add_test("iterable", |v: Value| {
         matches!(v.kind(), ValueKind::Seq | ValueKind::Map | ValueKind::Iterable | ValueKind::String | ValueKind::Undefined)
             || v.try_iter().is_ok() && !matches!(v.kind(), ValueKind::None | ValueKind::Number | ValueKind::Bool)
     });
     env
+}
+
+/// Python's `value % n` for the `odd` / `even` tests: numbers and booleans; `Undefined` and anything else raise.
+fn divisible(v: &Value, n: i64) -> Result<Option<f64>, Error> {
+    let x = number_operand(v)?;
+    let r = x.rem_euclid(n as f64);
+    Ok(if r.is_nan() { None } else { Some(r) })
+}
+
+fn number_operand(v: &Value) -> Result<f64, Error> {
+    super::pyfilters::undefined_raises(v)?;
+    match v.kind() {
+        ValueKind::Number | ValueKind::Bool => f64::try_from(v.clone()).or_else(|_| Ok(if v.is_true() { 1.0 } else { 0.0 })),
+        _ => Err(Error::new(ErrorKind::InvalidOperation, "unsupported operand type(s) for %")),
+    }
 }
 
 /// `length` / `count`, as minijinja's, except that a lazy sequence (a chain of `a + b`) is counted
@@ -411,8 +443,54 @@ pub fn strftime(fmt: &str, unix_seconds: i64) -> String {
             Some('T') => {
                 let _ = write!(out, "{hh:02}:{mm:02}:{ss:02}");
             }
-            Some('Z') => out.push_str("UTC"),
-            Some('z') => out.push_str("+0000"),
+            // transformers formats `datetime.now()`, a naive time: no zone name, no offset.
+            Some('Z') | Some('z') => {}
+            Some('P') => out.push_str(if hh < 12 { "am" } else { "pm" }),
+            Some('k') => {
+                let _ = write!(out, "{hh:>2}");
+            }
+            Some('l') => {
+                let h12 = if hh % 12 == 0 { 12 } else { hh % 12 };
+                let _ = write!(out, "{h12:>2}");
+            }
+            Some('s') => {
+                let _ = write!(out, "{unix_seconds}");
+            }
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('C') => num(&mut out, y.div_euclid(100), 2),
+            Some('D') | Some('x') => {
+                let _ = write!(out, "{m:02}/{d:02}/{:02}", y.rem_euclid(100));
+            }
+            Some('R') => {
+                let _ = write!(out, "{hh:02}:{mm:02}");
+            }
+            Some('X') => {
+                let _ = write!(out, "{hh:02}:{mm:02}:{ss:02}");
+            }
+            Some('r') => {
+                let h12 = if hh % 12 == 0 { 12 } else { hh % 12 };
+                let _ = write!(out, "{h12:02}:{mm:02}:{ss:02} {}", if hh < 12 { "AM" } else { "PM" });
+            }
+            Some('c') => {
+                let _ = write!(out, "{} {} {d:>2} {hh:02}:{mm:02}:{ss:02} {y}", &weekday[..3], &month[..3]);
+            }
+            // Week of the year, weeks starting on Sunday / Monday (days before the first are week 0).
+            Some('U') => num(&mut out, (doy - 1 + 7 - ((wd as i64 + 1) % 7)) / 7, 2),
+            Some('W') => num(&mut out, (doy - 1 + 7 - wd as i64) / 7, 2),
+            Some(c @ ('G' | 'V' | 'g')) => {
+                // ISO 8601: the week (Monday first) holding the year's first Thursday is week 1.
+                let thursday = days - wd as i64 + 3;
+                let (iso_year, _, _) = civil_from_days(thursday);
+                let week = (thursday - days_from_civil(iso_year, 1, 1)) / 7 + 1;
+                match c {
+                    'G' => {
+                        let _ = write!(out, "{iso_year}");
+                    }
+                    'V' => num(&mut out, week, 2),
+                    _ => num(&mut out, iso_year.rem_euclid(100), 2),
+                }
+            }
             Some('%') => out.push('%'),
             Some(other) => {
                 out.push('%');
@@ -448,6 +526,17 @@ mod tests {
         assert_eq!(strftime("%Y-%m-%d %j", 951_782_400), "2000-02-29 060");
         assert_eq!(strftime("%Y-%m-%d %j", -62_135_596_800), "1-01-01 001");
         assert_eq!(strftime("%Y-%m-%d %j", 253_402_300_799), "9999-12-31 365");
+        // Python's (glibc) week numbers, ISO years and locale-free forms (jinja_diff, issue #27).
+        for (t, want) in [
+            (0, "00 00 1970 01 70 Thu Jan  1 00:00:00 1970 19"),
+            (951_782_400, "09 09 2000 09 00 Tue Feb 29 00:00:00 2000 20"),
+            (1_704_067_200, "00 01 2024 01 24 Mon Jan  1 00:00:00 2024 20"),
+            (1_735_603_200, "52 53 2025 01 25 Tue Dec 31 00:00:00 2024 20"),
+            (1_609_459_200, "00 00 2020 53 20 Fri Jan  1 00:00:00 2021 20"),
+        ] {
+            assert_eq!(strftime("%U %W %G %V %g %c %C", t), want, "{t}");
+        }
+        assert_eq!(strftime("[%Z%z]%k|%l|%s|%D|%R|%r|%x|%X", 1_721_995_200), "[]12|12|1721995200|07/26/24|12:00|12:00:00 PM|07/26/24|12:00:00");
     }
 
     #[test]

@@ -122,6 +122,9 @@ fn format(state: &mut State, format_str: &Value, args: Rest<ValueOrKwargs>) -> R
 pub fn unknown_method(state: &mut State, value: &Value, method: &str, args: &[Value]) -> Result<Value, Error> {
     use minijinja_contrib::pycompat::unknown_method_callback as pycompat;
     if !is_markup(value) {
+        if let Some(r) = super::pymethods::call(value, method, args) {
+            return r;
+        }
         return pycompat(state, value, method, args);
     }
     // MarkupSafe 3 escapes only the inserted text: `replace`'s `new` and the `fillchar` of the padders.

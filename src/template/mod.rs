@@ -7,6 +7,7 @@ mod nesting;
 mod pyfilters;
 mod pysource;
 mod pylist;
+mod pymethods;
 mod pyoperators;
 mod render;
 mod tojson;

@@ -29,6 +29,8 @@ pub const PY_ADD: &str = "__py_add";
 pub const PY_CONCAT: &str = "__py_concat";
 pub const PY_MOD: &str = "__py_mod";
 pub const PY_ITER: &str = "__py_iter";
+/// Python's ordering comparisons and `in` (type errors, `Undefined` refusing to compare).
+pub const PY_COMPARE: [&str; 6] = ["__py_lt", "__py_le", "__py_gt", "__py_ge", "__py_in", "__py_not_in"];
 
 /// Register the functions the rewrite calls.
 pub fn add_operator_functions(env: &mut Environment<'static>) {
@@ -36,6 +38,12 @@ pub fn add_operator_functions(env: &mut Environment<'static>) {
     env.add_function(PY_CONCAT, py_concat);
     env.add_function(PY_MOD, py_mod);
     env.add_function(PY_ITER, py_iter);
+    env.add_function("__py_lt", |a: Value, b: Value| py_order(a, b, "<").map(|o| Value::from(o.is_some_and(|o| o.is_lt()))));
+    env.add_function("__py_le", |a: Value, b: Value| py_order(a, b, "<=").map(|o| Value::from(o.is_some_and(|o| o.is_le()))));
+    env.add_function("__py_gt", |a: Value, b: Value| py_order(a, b, ">").map(|o| Value::from(o.is_some_and(|o| o.is_gt()))));
+    env.add_function("__py_ge", |a: Value, b: Value| py_order(a, b, ">=").map(|o| Value::from(o.is_some_and(|o| o.is_ge()))));
+    env.add_function("__py_in", |s: &State, a: Value, b: Value| py_in(s, a, b).map(Value::from));
+    env.add_function("__py_not_in", |s: &State, a: Value, b: Value| py_in(s, a, b).map(|r| Value::from(!r)));
 }
 
 /// Most rewritten calls nested in one another. Each costs the parser a bracket level of stack (a chain
@@ -164,15 +172,24 @@ impl<'s> Collector<'s> {
     /// `nest`: how many rewritten calls enclose `e`.
     fn expr(&mut self, e: &Expr<'_>, nest: i32) {
         if let Expr::BinOp(b) = e {
-            let target = match b.op {
-                BinOpKind::Add if self.markup => Some((PY_ADD, Token::Plus)),
-                BinOpKind::Concat if self.markup => Some((PY_CONCAT, Token::Tilde)),
-                BinOpKind::Rem if !matches!(&b.left, Expr::Const(c) if c.value.is_number()) => Some((PY_MOD, Token::Mod)),
+            // A single comparison is a `BinOp` (`a not in b`: `not` around `a in b`, whose tokens are
+            // both between the operands); a chain (`a < b < c`) keeps minijinja's comparisons.
+            let negated_in = matches!(b.op, BinOpKind::In) && self.token_after(&b.left).is_some_and(|t| matches!(t, Token::Ident("not")));
+            let target: Option<(&'static str, &[Token<'_>])> = match b.op {
+                BinOpKind::Add if self.markup => Some((PY_ADD, &[Token::Plus])),
+                BinOpKind::Concat if self.markup => Some((PY_CONCAT, &[Token::Tilde])),
+                BinOpKind::Rem if !matches!(&b.left, Expr::Const(c) if c.value.is_number()) => Some((PY_MOD, &[Token::Mod])),
+                BinOpKind::Lt => Some((PY_COMPARE[0], &[Token::Lt])),
+                BinOpKind::Lte => Some((PY_COMPARE[1], &[Token::Lte])),
+                BinOpKind::Gt => Some((PY_COMPARE[2], &[Token::Gt])),
+                BinOpKind::Gte => Some((PY_COMPARE[3], &[Token::Gte])),
+                BinOpKind::In if negated_in => Some((PY_COMPARE[5], &[Token::Ident("not"), Token::Ident("in")])),
+                BinOpKind::In => Some((PY_COMPARE[4], &[Token::Ident("in")])),
                 _ => None,
             };
             let inner = match target {
                 Some((function, op)) => {
-                    self.call(b.span(), &b.left, &b.right, function, &op, nest);
+                    self.call_tokens(b.span(), &b.left, &b.right, function, op, nest);
                     nest + 1
                 }
                 None => nest,
@@ -184,8 +201,44 @@ impl<'s> Collector<'s> {
         expr_children(e, &mut |child| self.expr(child, nest));
     }
 
-    /// `left OP right` spanning `span` becomes `function(left, right)`.
-    fn call(&mut self, span: machinery::Span, left: &Expr<'_>, right: &Expr<'_>, function: &'static str, op: &Token<'_>, nest: i32) {
+    /// Where the left operand `e` of an operator at `op_at` starts, with the parentheses around it.
+    fn operand_start(&self, e: &Expr<'_>, op_at: usize) -> usize {
+        let mut start = e.span().start_offset as usize;
+        let Some(mut i) = self.tokens.iter().position(|(_, s)| s.start_offset as usize >= start) else { return start };
+        while i > 0 && matches!(self.tokens[i - 1].0, Token::ParenOpen) {
+            // Its matching `)` must come before the operator.
+            let mut depth = 0i32;
+            let mut closes = None;
+            for (t, s) in &self.tokens[i - 1..] {
+                match t {
+                    Token::ParenOpen => depth += 1,
+                    Token::ParenClose => {
+                        depth -= 1;
+                        if depth == 0 {
+                            closes = Some(s.end_offset as usize);
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if !closes.is_some_and(|c| c <= op_at) {
+                break;
+            }
+            i -= 1;
+            start = self.tokens[i].1.start_offset as usize;
+        }
+        start
+    }
+
+    /// The first token after `e` that is not a closing parenthesis (an operator after its left operand).
+    fn token_after(&self, e: &Expr<'_>) -> Option<&Token<'s>> {
+        let after = e.span().end_offset as usize;
+        self.tokens.iter().find(|(t, s)| (s.start_offset as usize) >= after && !matches!(t, Token::ParenClose)).map(|(t, _)| t)
+    }
+
+    /// `left OP right` spanning `span` becomes `function(left, right)`; `op` is the operator's tokens.
+    fn call_tokens(&mut self, span: machinery::Span, left: &Expr<'_>, right: &Expr<'_>, function: &'static str, op: &[Token<'_>], nest: i32) {
         if nest >= MAX_NESTED_CALLS {
             self.failed = true;
             return;
@@ -194,24 +247,37 @@ impl<'s> Collector<'s> {
         let after_left = left.span().end_offset as usize;
         let before_right = right.span().start_offset as usize;
         // Between the left operand and the operator there can only be closing parentheses.
-        let found = self
+        let first = self
             .tokens
             .iter()
-            .skip_while(|(_, s)| (s.start_offset as usize) < after_left)
-            .find(|(t, _)| !matches!(t, Token::ParenClose))
-            .filter(|(t, s)| std::mem::discriminant(t) == std::mem::discriminant(op) && (s.end_offset as usize) <= before_right);
-        let Some((_, op_span)) = found else {
+            .position(|(t, s)| (s.start_offset as usize) >= after_left && !matches!(t, Token::ParenClose));
+        let found = first.and_then(|i| self.tokens.get(i..i + op.len())).filter(|toks| {
+            toks.iter().zip(op).all(|((t, _), want)| match (t, want) {
+                (Token::Ident(a), Token::Ident(b)) => a == b,
+                _ => std::mem::discriminant(t) == std::mem::discriminant(want),
+            }) && toks.last().is_some_and(|(_, s)| (s.end_offset as usize) <= before_right)
+        });
+        let Some(toks) = found else {
             self.failed = true;
             return;
         };
+        let (op_at, op_end) = (toks[0].1.start_offset as usize, toks[toks.len() - 1].1.end_offset as usize);
+        // minijinja starts a single comparison's span at the token before it (`{{`): start at the left
+        // operand, with the parentheses that enclose just it.
+        let start = if function.starts_with("__py_") && PY_COMPARE.contains(&function) { self.operand_start(left, op_at) } else { start };
         let opening = match function {
             PY_ADD => "__py_add(",
             PY_CONCAT => "__py_concat(",
+            "__py_lt" => "__py_lt(",
+            "__py_le" => "__py_le(",
+            "__py_gt" => "__py_gt(",
+            "__py_ge" => "__py_ge(",
+            "__py_in" => "__py_in(",
+            "__py_not_in" => "__py_not_in(",
             _ => "__py_mod(",
         };
         self.edits.push(Edit { at: start, rank: (2, nest), remove: 0, text: opening });
-        let op_at = op_span.start_offset as usize;
-        self.edits.push(Edit { at: op_at, rank: (1, 0), remove: op_span.end_offset as usize - op_at, text: "," });
+        self.edits.push(Edit { at: op_at, rank: (1, 0), remove: op_end - op_at, text: "," });
         self.edits.push(Edit { at: end, rank: (0, -nest), remove: 0, text: ")" });
     }
 
@@ -342,6 +408,61 @@ fn py_mod(state: &mut State, a: Value, b: Value) -> Result<Value, Error> {
         return Ok(Value::from(r as i64));
     }
     native(state, "a % b", a, b)
+}
+
+/// Python's `a OP b` for `<` `<=` `>` `>=`: numbers (and booleans) with numbers, strings with strings,
+/// lists with lists and tuples with tuples (item by item); anything else is Python's `TypeError`, and an
+/// `Undefined` operand raises. `None` for an unordered pair (NaN).
+fn py_order(a: Value, b: Value, op: &str) -> Result<Option<std::cmp::Ordering>, Error> {
+    use std::cmp::Ordering;
+    if a.is_undefined() || b.is_undefined() {
+        return Err(Error::new(ErrorKind::UndefinedError, "an undefined value cannot be compared"));
+    }
+    let numeric = |v: &Value| matches!(v.kind(), ValueKind::Number | ValueKind::Bool);
+    let unsupported = || {
+        Error::new(
+            ErrorKind::InvalidOperation,
+            format!("'{op}' not supported between instances of '{}' and '{}'", python_type(&a), python_type(&b)),
+        )
+    };
+    if numeric(&a) && numeric(&b) {
+        if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
+            return Ok(Some(x.cmp(&y)));
+        }
+        let (x, y) = (f64::try_from(a.clone()).map_err(|_| unsupported())?, f64::try_from(b.clone()).map_err(|_| unsupported())?);
+        return Ok(x.partial_cmp(&y));
+    }
+    match (a.kind(), b.kind()) {
+        (ValueKind::String, ValueKind::String) => Ok(Some(a.as_str().unwrap_or_default().cmp(b.as_str().unwrap_or_default()))),
+        (ValueKind::Seq, ValueKind::Seq) if a.is_tuple() == b.is_tuple() => {
+            let (x, y): (Vec<Value>, Vec<Value>) = (a.try_iter()?.collect(), b.try_iter()?.collect());
+            for (p, q) in x.iter().zip(&y) {
+                if p != q {
+                    return py_order(p.clone(), q.clone(), op);
+                }
+            }
+            Ok(Some(x.len().cmp(&y.len())))
+        }
+        _ => Err(unsupported()).map(|o: Option<Ordering>| o),
+    }
+}
+
+/// Python's `a in b`: a string holds only strings; `None`, numbers and booleans hold nothing (they
+/// raise); an `Undefined` container is empty.
+fn py_in(state: &State, a: Value, b: Value) -> Result<bool, Error> {
+    note_fuel(state);
+    match b.kind() {
+        ValueKind::Undefined => Ok(false),
+        ValueKind::String if a.kind() != ValueKind::String => Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!("'in <string>' requires string as left operand, not {}", python_type(&a)),
+        )),
+        ValueKind::None | ValueKind::Number | ValueKind::Bool => Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!("argument of type '{}' is not iterable", python_type(&b)),
+        )),
+        _ => Ok(native(state, "a in b", a, b)?.is_true()),
+    }
 }
 
 /// A for loop's iterable (`__py_iter`): Python raises on `None`, which minijinja iterates as empty.
