@@ -6,6 +6,7 @@ mod markup;
 mod nesting;
 mod pyfilters;
 mod pysource;
+mod pyformat;
 mod pylist;
 mod pymethods;
 mod pyoperators;

@@ -389,14 +389,18 @@ fn py_concat(state: &State, a: Value, b: Value) -> Result<Value, Error> {
 fn py_mod(state: &mut State, a: Value, b: Value) -> Result<Value, Error> {
     note_fuel(state);
     if a.kind() == ValueKind::String {
-        // A tuple gives the arguments; anything else (a list, a mapping for `%(name)s`) is one argument.
-        let mut args = vec![a];
-        if b.is_tuple() {
-            args.extend(b.try_iter()?);
-        } else {
-            args.push(b);
+        // A tuple gives the arguments, a mapping serves `%(name)s`, anything else is one argument; a
+        // `Markup` escapes them (MarkupSafe's `__mod__`).
+        let fmt = a.as_str().unwrap_or_default();
+        if !is_markup(&a) {
+            return super::pyformat::percent(fmt, &b).map(Value::from);
         }
-        return state.apply_filter("format", &args);
+        let b = if b.is_tuple() {
+            super::pylist::tuple(b.try_iter()?.map(|v| super::markup::escape_argument(&v)).collect::<Result<Vec<_>, _>>()?)
+        } else {
+            super::markup::escape_argument(&b)?
+        };
+        return super::pyformat::percent(fmt, &b).map(Value::from_safe_string);
     }
     if let (Some(x), Some(y)) = (a.as_i64().filter(|_| a.kind() == ValueKind::Number), b.as_i64().filter(|_| b.kind() == ValueKind::Number)) {
         if y == 0 {
