@@ -61,9 +61,29 @@ enum Kind {
     PythonRaises,
 }
 
+/// Python prints an iterator with its address (`<generator object sync_do_map at 0x7f…>`), ours with a
+/// constant one: addresses are compared as equal.
+fn without_addresses(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains(" at 0x") {
+        return s.into();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(p) = rest.find(" at 0x") {
+        out.push_str(&rest[..p + 6]);
+        rest = &rest[p + 6..];
+        let hex = rest.bytes().take_while(u8::is_ascii_hexdigit).count();
+        if rest[hex..].starts_with('>') {
+            rest = &rest[hex..];
+        }
+    }
+    out.push_str(rest);
+    out.into()
+}
+
 fn kind_of(py: &Outcome, ours: &Outcome) -> Option<Kind> {
     match (py, ours) {
-        (Outcome::Ok(a), Outcome::Ok(b)) if a != b => Some(Kind::Output),
+        (Outcome::Ok(a), Outcome::Ok(b)) if without_addresses(a) != without_addresses(b) => Some(Kind::Output),
         (Outcome::Ok(_), Outcome::Err(_)) => Some(Kind::WeRaise),
         (Outcome::Err(_), Outcome::Ok(_)) => Some(Kind::PythonRaises),
         _ => None,
@@ -219,7 +239,8 @@ impl Minimizer {
         let mut context = context;
         loop {
             let mut changed = false;
-            for path in json_paths(&context) {
+            // transformers always passes bos_token / eos_token (and our renderer defaults them).
+            for path in json_paths(&context).into_iter().filter(|p| !matches!(p.as_slice(), [k] if k == "bos_token" || k == "eos_token")) {
                 if self.tests >= 6000 {
                     return context;
                 }
@@ -372,25 +393,52 @@ fn minimize(worker: Worker, kind: Kind, template: &str, context: &Value) -> (Str
 
 // ---- known differences ----------------------------------------------------------------------------------
 
-/// tests/expectations/jinja_diff_known.json: `[{"id", "reason", "kind", "contains": [...]}]`. A minimised
-/// difference of that kind whose template holds every `contains` string is that known difference.
+/// tests/expectations/jinja_diff_known.json: every known difference with its reason and reproduction. A
+/// minimised difference is that known difference when its kind is listed and its template holds every
+/// `contains` string, one of `contains_any` (template or context), each `contains_count` string that often, and Python's
+/// output holds `python_contains`.
 struct Known {
     id: String,
-    kind: String,
+    kinds: Vec<String>,
     contains: Vec<String>,
+    contains_any: Vec<String>,
+    contains_count: Vec<(String, usize)>,
+    python_contains: Option<String>,
+}
+
+impl Known {
+    /// `contains_any` also looks at the context (numbers there).
+    fn matches(&self, kind: Kind, template: &str, context: &Value, python: &Outcome) -> bool {
+        let both = format!("{template}\n{context}");
+        self.kinds.iter().any(|k| k == kind_name(kind))
+            && self.contains.iter().all(|c| template.contains(c.as_str()))
+            && (self.contains_any.is_empty() || self.contains_any.iter().any(|c| both.contains(c.as_str())))
+            && self.contains_count.iter().all(|(c, n)| template.matches(c.as_str()).count() >= *n)
+            && self.python_contains.as_ref().is_none_or(|p| matches!(python, Outcome::Ok(out) if out.to_lowercase().contains(p.as_str())))
+    }
 }
 
 fn load_known() -> Vec<Known> {
     let path = root().join("tests/expectations/jinja_diff_known.json");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|_| "[]".into());
     let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let strings = |v: &Value| -> Vec<String> { v.as_array().map(|a| a.iter().filter_map(|s| s.as_str().map(String::from)).collect()).unwrap_or_default() };
     v.as_array()
         .map(|a| {
             a.iter()
-                .map(|k| Known {
-                    id: k["id"].as_str().unwrap_or_default().to_string(),
-                    kind: k["kind"].as_str().unwrap_or_default().to_string(),
-                    contains: k["contains"].as_array().map(|c| c.iter().filter_map(|s| s.as_str().map(String::from)).collect()).unwrap_or_default(),
+                .map(|k| {
+                    assert!(k["reason"].as_str().is_some_and(|r| !r.is_empty()), "known difference without a reason: {k}");
+                    Known {
+                        id: k["id"].as_str().unwrap_or_default().to_string(),
+                        kinds: strings(&k["kinds"]),
+                        contains: strings(&k["contains"]),
+                        contains_any: strings(&k["contains_any"]),
+                        contains_count: k["contains_count"]
+                            .as_object()
+                            .map(|o| o.iter().map(|(s, n)| (s.clone(), n.as_u64().unwrap_or(1) as usize)).collect())
+                            .unwrap_or_default(),
+                        python_contains: k["python_contains"].as_str().map(String::from),
+                    }
                 })
                 .collect()
         })
@@ -465,11 +513,16 @@ fn main() {
     let _ = std::fs::create_dir_all(&report_dir);
     let report_path = report_dir.join(format!("{seed}.jsonl"));
     let mut report = std::fs::File::create(&report_path).expect("report file");
+    // `JINJA_DIFF_DUMP=FILE`: every program with both outcomes (to tune the generator).
+    let mut dump = std::env::var("JINJA_DIFF_DUMP").ok().map(|p| std::fs::File::create(p).expect("dump file"));
     for i in 0..count {
         let (template, context) = program(i);
         let ours = render_ours(&template, &context);
         let (id, py) = worker.read();
         assert_eq!(id, i, "worker answers out of order");
+        if let Some(f) = dump.as_mut() {
+            let _ = writeln!(f, "{}", json!({ "template": template, "context": context, "python": py.to_json(), "ours": ours.to_json() }));
+        }
         let Some(kind) = kind_of(&py, &ours) else {
             match (&py, &ours) {
                 (Outcome::Timeout, _) => timeouts += 1,
@@ -483,7 +536,7 @@ fn main() {
         minimizer_worker = Some(w);
         let small_py = minimizer_worker.as_mut().map(|w| w.render(&small_t, &small_c)).unwrap_or(Outcome::Timeout);
         let small_ours = render_ours(&small_t, &small_c);
-        let matched = known.iter().find(|k| k.kind == kind_name(kind) && k.contains.iter().all(|c| small_t.contains(c.as_str())));
+        let matched = known.iter().find(|k| k.matches(kind, &small_t, &small_c, &small_py));
         let line = json!({
             "index": i, "seed": seed, "kind": kind_name(kind), "known": matched.map(|k| k.id.clone()),
             "minimal": { "template": small_t, "context": small_c, "python": small_py.to_json(), "ours": small_ours.to_json() },

@@ -125,6 +125,9 @@ pub fn build_environment(limits: Limits, now: i64, flavor: Flavor) -> Environmen
             || v.kind() == ValueKind::Iterable && v.len().is_some()
     });
     env.add_test("callable", |v: Value| v.kind() == ValueKind::Plain);
+    // Python's `str(value).islower()` / `.isupper()`: some cased character, all of one case.
+    env.add_test("lower", |v: Value| -> Result<bool, Error> { Ok(cased(&v, true)?) });
+    env.add_test("upper", |v: Value| -> Result<bool, Error> { Ok(cased(&v, false)?) });
     env.remove_test("int");
     // Python: None and numbers are not iterable; Jinja2's Undefined is.
     env.add_test("iterable", |v: Value| {
@@ -132,6 +135,25 @@ pub fn build_environment(limits: Limits, now: i64, flavor: Flavor) -> Environmen
             || v.try_iter().is_ok() && !matches!(v.kind(), ValueKind::None | ValueKind::Number | ValueKind::Bool)
     });
     env
+}
+
+fn cased(v: &Value, lower: bool) -> Result<bool, Error> {
+    let mut s = String::new();
+    if v.kind() == ValueKind::String {
+        s.push_str(v.as_str().unwrap_or_default());
+    } else {
+        python_repr(&mut s, v, true, 0)?;
+    }
+    let mut any = false;
+    for c in s.chars() {
+        if c.is_lowercase() || c.is_uppercase() {
+            any = true;
+            if c.is_lowercase() != lower {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(any)
 }
 
 /// Python's `value % n` for the `odd` / `even` tests: numbers and booleans; `Undefined` and anything else raise.
@@ -196,6 +218,14 @@ fn join(
     kwargs: minijinja::value::Kwargs,
 ) -> Result<Value, Error> {
     super::pyoperators::not_none(value)?;
+    // An iterator is walked once (it is consumed): its items are collected first.
+    let collected;
+    let value = if value.kind() == ValueKind::Iterable && value.len().is_none() {
+        collected = Value::from(value.try_iter()?.collect::<Vec<_>>());
+        &collected
+    } else {
+        value
+    };
     let is_container = |v: &Value| matches!(v.kind(), ValueKind::Seq | ValueKind::Map | ValueKind::Iterable);
     let mut containers = false;
     if attribute.is_none() && is_container(value) && value.kind() != ValueKind::Map {
@@ -302,6 +332,7 @@ fn python_repr_inner(out: &mut String, value: &Value, top: bool, depth: usize) -
                     '\n' => out.push_str("\\n"),
                     '\r' => out.push_str("\\r"),
                     '\t' => out.push_str("\\t"),
+                    c if !printable(c) => out.push_str(&python_escape(c)),
                     c if c == quote => {
                         out.push('\\');
                         out.push(c);
@@ -349,6 +380,23 @@ fn python_repr_inner(out: &mut String, value: &Value, top: bool, depth: usize) -
         }
     }
     Ok(())
+}
+
+/// Python's `str.isprintable()` for one character: not a control, format or separator character (space
+/// aside). The format and separator characters are listed; Python consults the full Unicode table.
+fn printable(c: char) -> bool {
+    !(c.is_control()
+        || matches!(c, '\u{a0}' | '\u{ad}' | '\u{600}'..='\u{605}' | '\u{61c}' | '\u{6dd}' | '\u{70f}' | '\u{1680}' | '\u{180e}' | '\u{2000}'..='\u{200f}'
+            | '\u{2028}'..='\u{202f}' | '\u{205f}'..='\u{2064}' | '\u{2066}'..='\u{206f}' | '\u{3000}' | '\u{e000}'..='\u{f8ff}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}'))
+}
+
+/// How Python's `repr` writes a character that is not printable.
+fn python_escape(c: char) -> String {
+    match c as u32 {
+        n @ 0..=0xff => format!("\\x{n:02x}"),
+        n @ 0x100..=0xffff => format!("\\u{n:04x}"),
+        n => format!("\\U{n:08x}"),
+    }
 }
 
 /// Days since 1970-01-01 → (year, month, day), proleptic Gregorian.

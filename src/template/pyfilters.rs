@@ -28,6 +28,11 @@ pub fn add_python_filters(env: &mut Environment<'static>) {
         }
         minijinja::filters::sum(s, v, attribute, start, kwargs)
     });
+    // Python's round(True) is 1 (a bool is an int).
+    env.add_filter("round", |v: Value, precision: Option<i32>, method: Option<String>, kwargs: Kwargs| {
+        let v = if v.kind() == ValueKind::Bool { Value::from(v.is_true() as i64) } else { v };
+        minijinja::filters::round(v, precision, method.as_deref(), kwargs)
+    });
     for name in ["bool", "lines", "split", "chain", "zip"] {
         env.remove_filter(name);
     }

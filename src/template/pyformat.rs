@@ -4,6 +4,7 @@
 //! type.
 
 use super::env::python_repr;
+use super::pyoperators::python_type;
 use super::tojson::python_float_repr;
 use minijinja::value::{Value, ValueKind};
 use minijinja::{Error, ErrorKind};
@@ -25,19 +26,6 @@ fn py_str(v: &Value, top: bool) -> Result<String, Error> {
     Ok(out)
 }
 
-fn type_name(v: &Value) -> &'static str {
-    match v.kind() {
-        ValueKind::String => "str",
-        ValueKind::None => "NoneType",
-        ValueKind::Undefined => "Undefined",
-        ValueKind::Bool => "bool",
-        ValueKind::Number if v.is_integer() => "int",
-        ValueKind::Number => "float",
-        ValueKind::Map => "dict",
-        _ if v.is_tuple() => "tuple",
-        _ => "list",
-    }
-}
 
 /// `fmt % arg`: a tuple gives the arguments, a mapping serves `%(name)s` (and `%s` prints it), anything
 /// else is the one argument.
@@ -157,6 +145,7 @@ pub fn printf(fmt: &str, args: &[Value], mapping: Option<&Value>) -> Result<Stri
             }
             'c' => (
                 match v.kind() {
+                    ValueKind::Bool => char::from_u32(v.is_true() as u32).map(String::from).unwrap_or_default(),
                     ValueKind::Number if v.is_integer() => char::from_u32(v.as_i64().unwrap_or(-1).try_into().unwrap_or(u32::MAX))
                         .map(String::from)
                         .ok_or_else(|| type_error("%c arg not in range(0x110000)"))?,
@@ -178,9 +167,9 @@ pub fn printf(fmt: &str, args: &[Value], mapping: Option<&Value>) -> Result<Stri
                     }
                     ValueKind::Number => return Err(type_error(format!("%{conv} format: an integer is required, not float"))),
                     _ if matches!(conv, 'd' | 'i' | 'u') => {
-                        return Err(type_error(format!("%{conv} format: a real number is required, not {}", type_name(&v))))
+                        return Err(type_error(format!("%{conv} format: a real number is required, not {}", python_type(&v))))
                     }
-                    _ => return Err(type_error(format!("%{conv} format: an integer is required, not {}", type_name(&v)))),
+                    _ => return Err(type_error(format!("%{conv} format: an integer is required, not {}", python_type(&v)))),
                 };
                 let mag = n.unsigned_abs();
                 let mut digits = match conv {
@@ -205,7 +194,7 @@ pub fn printf(fmt: &str, args: &[Value], mapping: Option<&Value>) -> Result<Stri
             'e' | 'E' | 'f' | 'F' | 'g' | 'G' => {
                 let f = match v.kind() {
                     ValueKind::Number | ValueKind::Bool => f64::try_from(v.clone()).unwrap_or(if v.is_true() { 1.0 } else { 0.0 }),
-                    _ => return Err(type_error(format!("must be real number, not {}", type_name(&v)))),
+                    _ => return Err(type_error(format!("must be real number, not {}", python_type(&v)))),
                 };
                 (float_format(f, conv, precision.map(|p| p.max(0) as usize), alt, sign), f.is_finite())
             }

@@ -233,6 +233,12 @@ impl Iterator for Drain {
     fn next(&mut self) -> Option<Value> {
         self.0.items.lock().ok()?.pop_front()
     }
+
+    /// Exact, so a for loop over an iterator knows `loop.last` / `loop.length` (Python's loop looks ahead).
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.0.items.lock().map_or(0, |q| q.len());
+        (n, Some(n))
+    }
 }
 
 impl Object for PyGenerator {
@@ -363,6 +369,11 @@ pub fn add_generator_filters(env: &mut minijinja::Environment<'static>) {
         f::last(v)
     });
     env.add_filter("dictsort", |v: Value, kwargs: minijinja::value::Kwargs| -> Result<Value, Error> {
+        if let Some(by) = kwargs.peek::<Option<Value>>("by")? {
+            if !matches!(by.as_str(), Some("key" | "value")) {
+                return Err(Error::new(ErrorKind::InvalidOperation, "You can only sort by either \"key\" or \"value\""));
+            }
+        }
         let sorted = f::dictsort(&v, kwargs)?;
         Ok(Value::from(collect(sorted)?.into_iter().map(|p| collect(p).map(tuple)).collect::<Result<Vec<_>, _>>()?))
     });

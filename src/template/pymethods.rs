@@ -39,18 +39,34 @@ fn strs(v: Value) -> Value {
 
 fn string_method(s: &str, method: &str, args: &[Value]) -> Option<Result<Value, Error>> {
     let r = match method {
-        "split" => {
-            let (sep, _): (Option<Value>, Option<i64>) = match from_args(args) {
-                Ok(a) => a,
-                Err(_) => return None,
-            };
-            if sep.as_ref().and_then(Value::as_str) == Some("") {
-                Err(invalid("empty separator"))
-            } else {
-                return None;
+        // Python's `str.join` takes strings only.
+        "join" => from_args::<(Value,)>(args).and_then(|(items,)| {
+            let mut parts = Vec::new();
+            for (i, item) in items.try_iter()?.enumerate() {
+                match item.as_str() {
+                    Some(p) if item.kind() == ValueKind::String => parts.push(p.to_string()),
+                    _ => {
+                        return Err(invalid(format!(
+                            "sequence item {i}: expected str instance, {} found",
+                            super::pyoperators::python_type(&item)
+                        )))
+                    }
+                }
             }
-        }
-        "rsplit" => from_args::<(Option<Value>, Option<i64>)>(args).and_then(|(sep, max)| rsplit(s, sep, max.unwrap_or(-1))),
+            Ok(Value::from(parts.join(s)))
+        }),
+        "split" => from_args::<(Option<Value>, Option<i64>, minijinja::value::Kwargs)>(args).and_then(|(sep, max, kwargs)| {
+            let sep = kwargs.get::<Option<Value>>("sep")?.or(sep).filter(|v| !v.is_none());
+            let max = kwargs.get::<Option<i64>>("maxsplit")?.or(max).unwrap_or(-1);
+            kwargs.assert_all_used()?;
+            split(s, sep, max)
+        }),
+        "rsplit" => from_args::<(Option<Value>, Option<i64>, minijinja::value::Kwargs)>(args).and_then(|(sep, max, kwargs)| {
+            let sep = kwargs.get::<Option<Value>>("sep")?.or(sep);
+            let max = kwargs.get::<Option<i64>>("maxsplit")?.or(max).unwrap_or(-1);
+            kwargs.assert_all_used()?;
+            rsplit(s, sep, max)
+        }),
         "index" | "rindex" => from_args::<(String,)>(args).and_then(|(sub,)| {
             let found = if method == "index" { s.find(&sub) } else { s.rfind(&sub) };
             found.map(|b| Value::from(s[..b].chars().count())).ok_or_else(|| invalid("substring not found"))
@@ -146,6 +162,39 @@ fn string_method(s: &str, method: &str, args: &[Value]) -> Option<Result<Value, 
         _ => return None,
     };
     Some(r.map(strs))
+}
+
+/// Python's `str.split(sep=None, maxsplit=-1)`.
+fn split(s: &str, sep: Option<Value>, max: i64) -> Result<Value, Error> {
+    let parts: Vec<String> = match sep.as_ref().map(|v| v.as_str().ok_or_else(|| invalid("must be str or None"))).transpose()? {
+        Some("") => return Err(invalid("empty separator")),
+        Some(sep) if max < 0 => s.split(sep).map(String::from).collect(),
+        Some(sep) => s.splitn(max as usize + 1, sep).map(String::from).collect(),
+        None => {
+            let mut parts = Vec::new();
+            let mut rest = s.trim_start();
+            let mut left = max;
+            while !rest.is_empty() {
+                if left == 0 {
+                    parts.push(rest.to_string());
+                    break;
+                }
+                match rest.find(char::is_whitespace) {
+                    Some(p) => {
+                        parts.push(rest[..p].to_string());
+                        rest = rest[p..].trim_start();
+                        left -= 1;
+                    }
+                    None => {
+                        parts.push(rest.to_string());
+                        break;
+                    }
+                }
+            }
+            parts
+        }
+    };
+    Ok(Value::from(parts))
 }
 
 /// Python's `str.rsplit(sep=None, maxsplit=-1)`.

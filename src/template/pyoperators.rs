@@ -32,8 +32,30 @@ pub const PY_ITER: &str = "__py_iter";
 /// Python's ordering comparisons and `in` (type errors, `Undefined` refusing to compare).
 pub const PY_COMPARE: [&str; 6] = ["__py_lt", "__py_le", "__py_gt", "__py_ge", "__py_in", "__py_not_in"];
 
-/// Register the functions the rewrite calls.
+/// Register the functions the rewrite calls, and the comparison tests (`is lt 3`), which are Python's
+/// `operator.lt` and friends.
 pub fn add_operator_functions(env: &mut Environment<'static>) {
+    for (names, op) in [(&["lt", "lessthan", "<"][..], "<"), (&["le", "<="][..], "<="), (&["gt", "greaterthan", ">"][..], ">"), (&["ge", ">="][..], ">=")] {
+        for name in names {
+            env.add_test(*name, move |a: Value, b: Value| {
+                py_order(a, b, op).map(|o| {
+                    o.is_some_and(|o| match op {
+                        "<" => o.is_lt(),
+                        "<=" => o.is_le(),
+                        ">" => o.is_gt(),
+                        _ => o.is_ge(),
+                    })
+                })
+            });
+        }
+    }
+    // Jinja2: `x is filter` / `x is test` are false for anything but a name.
+    let unhashable = |v: &Value| match v.kind() {
+        ValueKind::Seq | ValueKind::Map if !v.is_tuple() => Err(Error::new(ErrorKind::InvalidOperation, format!("unhashable type: '{}'", python_type(v)))),
+        _ => Ok(()),
+    };
+    env.add_test("filter", move |s: &State, v: Value| unhashable(&v).map(|()| v.as_str().is_some_and(|n| minijinja::tests::is_filter(s, n))));
+    env.add_test("test", move |s: &State, v: Value| unhashable(&v).map(|()| v.as_str().is_some_and(|n| minijinja::tests::is_test(s, n))));
     env.add_function(PY_ADD, py_add);
     env.add_function(PY_CONCAT, py_concat);
     env.add_function(PY_MOD, py_mod);
@@ -203,7 +225,13 @@ impl<'s> Collector<'s> {
 
     /// Where the left operand `e` of an operator at `op_at` starts, with the parentheses around it.
     fn operand_start(&self, e: &Expr<'_>, op_at: usize) -> usize {
-        let mut start = e.span().start_offset as usize;
+        // A filter, attribute or subscript spans from its own token, not from the value it applies to.
+        fn leftmost(e: &Expr<'_>) -> usize {
+            let mut start = e.span().start_offset as usize;
+            expr_children(e, &mut |c| start = start.min(leftmost(c)));
+            start
+        }
+        let mut start = leftmost(e);
         let Some(mut i) = self.tokens.iter().position(|(_, s)| s.start_offset as usize >= start) else { return start };
         while i > 0 && matches!(self.tokens[i - 1].0, Token::ParenOpen) {
             // Its matching `)` must come before the operator.
@@ -321,7 +349,7 @@ impl<'s> Collector<'s> {
 }
 
 /// The name Python gives the type of `v` in a `TypeError`.
-fn python_type(v: &Value) -> &'static str {
+pub fn python_type(v: &Value) -> &'static str {
     match v.kind() {
         ValueKind::String if v.is_safe() => "Markup",
         ValueKind::String => "str",
@@ -417,7 +445,7 @@ fn py_mod(state: &mut State, a: Value, b: Value) -> Result<Value, Error> {
 /// Python's `a OP b` for `<` `<=` `>` `>=`: numbers (and booleans) with numbers, strings with strings,
 /// lists with lists and tuples with tuples (item by item); anything else is Python's `TypeError`, and an
 /// `Undefined` operand raises. `None` for an unordered pair (NaN).
-fn py_order(a: Value, b: Value, op: &str) -> Result<Option<std::cmp::Ordering>, Error> {
+pub fn py_order(a: Value, b: Value, op: &str) -> Result<Option<std::cmp::Ordering>, Error> {
     use std::cmp::Ordering;
     if a.is_undefined() || b.is_undefined() {
         return Err(Error::new(ErrorKind::UndefinedError, "an undefined value cannot be compared"));
@@ -465,6 +493,9 @@ fn py_in(state: &State, a: Value, b: Value) -> Result<bool, Error> {
             ErrorKind::InvalidOperation,
             format!("argument of type '{}' is not iterable", python_type(&b)),
         )),
+        ValueKind::Map if matches!(a.kind(), ValueKind::Seq | ValueKind::Map) && !a.is_tuple() => {
+            Err(Error::new(ErrorKind::InvalidOperation, format!("unhashable type: '{}'", python_type(&a))))
+        }
         _ => Ok(native(state, "a in b", a, b)?.is_true()),
     }
 }

@@ -390,9 +390,14 @@ impl<'source> CodeGenerator<'source> {
                 self.set_line_from_span(set_block.span());
                 self.add(Instruction::BeginCapture(CaptureMode::Capture));
                 self.pending_block.push(PendingBlock::Capture);
+                // PATCH(chat-autoparser): Jinja2 scopes assignments inside a `set` block to it.
+                self.add(Instruction::PushWith);
+                self.pending_block.push(PendingBlock::Frame);
                 for node in &set_block.body {
                     self.compile_stmt(node);
                 }
+                self.pending_block.pop();
+                self.add(Instruction::PopFrame);
                 self.pending_block.pop();
                 self.add(Instruction::EndCapture);
                 if let Some(ref filter) = set_block.filter {
@@ -413,9 +418,14 @@ impl<'source> CodeGenerator<'source> {
                 self.set_line_from_span(filter_block.span());
                 self.add(Instruction::BeginCapture(CaptureMode::Capture));
                 self.pending_block.push(PendingBlock::Capture);
+                // PATCH(chat-autoparser): Jinja2 scopes assignments inside a `filter` block to it.
+                self.add(Instruction::PushWith);
+                self.pending_block.push(PendingBlock::Frame);
                 for node in &filter_block.body {
                     self.compile_stmt(node);
                 }
+                self.pending_block.pop();
+                self.add(Instruction::PopFrame);
                 self.pending_block.pop();
                 self.add(Instruction::EndCapture);
                 self.compile_expr(&filter_block.filter);
@@ -668,6 +678,9 @@ impl<'source> CodeGenerator<'source> {
         self.compile_assignment(&for_loop.target);
         for node in &for_loop.body {
             self.compile_stmt(node);
+        }
+        if !for_loop.else_body.is_empty() {
+            self.add(Instruction::MarkLoopBodyDone);
         }
         self.end_for_loop(!for_loop.else_body.is_empty());
         if !for_loop.else_body.is_empty() {
