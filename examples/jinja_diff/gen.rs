@@ -167,7 +167,7 @@ impl<'r> Gen<'r> {
             Ty::Int => self.int_lit(),
             Ty::Float => self.float_lit(),
             Ty::Bool => (self.rng.pick(&["true", "false", "True", "False", "(none is none)"])).to_string(),
-            Ty::List => (self.rng.pick(&["[]", "[1, 2, 3]", "['b', 'a', 'c']", "messages", "tools", "[none, 0, '']", "(1, 'x')", "[[1, 2], [3]]", "l", "range(4)"])).to_string(),
+            Ty::List => (self.rng.pick(&["[]", "[1, 2, 3]", "['b', 'a', 'c']", "messages", "tools", "[none, 0, '']", "(1, 'x')", "[[1, 2], [3]]", "l", "range(4)|list"])).to_string(),
             Ty::Dict => (self.rng.pick(&["{}", "{'a': 1, 'b': 'x'}", "d", "{'k': [1, {'n': none}]}", "messages[0]", "{'b': 2, 'a': 1}"])).to_string(),
             Ty::Msg => (self.rng.pick(&["messages[0]", "messages[-1]", "(messages|last)", "(messages|first)"])).to_string(),
             Ty::Any => {
@@ -418,15 +418,16 @@ impl<'r> Gen<'r> {
             4 => format!("({}).split({})", self.expr(Ty::Str), self.split_arg()),
             5..=7 => self.lazy(),
             8 => format!("({}|list)", self.lazy()),
-            9 => format!("({}|{})", self.expr(Ty::List), self.rng.pick(&["list", "sort", "unique", "reverse", "sort(reverse=true)", "sort(attribute='role')", "batch(2)", "slice(2)", "list|reverse", "unique|list"])),
+            9 => format!("({}|{})", self.expr(Ty::List), self.rng.pick(&["list", "list", "reverse", "batch(2)|list", "slice(2)|list", "list|reverse|list", "first|default('x')|string|list"])),
+            26 => format!("({}|{})", self.rng.pick(&["['b', 'a', 'c']", "[3, 1, 2]", "[2.5, 1]", "s.split()", "['B', 'a']"]), self.rng.pick(&["sort", "unique|list", "sort(reverse=true)", "sort(case_sensitive=true)", "min|string|list", "max|string|list"])),
             10 => format!("{}[{}]", self.expr(Ty::List), self.slice()),
             11 => format!("({} + {})", self.expr(Ty::List), self.expr(Ty::List)),
             12 => format!("({}|items)", self.expr(Ty::Dict)),
             13 => format!("({}|dictsort)", self.expr(Ty::Dict)),
-            14 => format!("({}).{}()", self.expr(Ty::Dict), self.rng.pick(&["items", "keys", "values"])),
-            15 => format!("range({})", self.rng.pick(&["3", "0", "1, 4", "5, 0, -2", "-2"])),
+            14 => format!("(({}).{}()|list)", self.expr(Ty::Dict), self.rng.pick(&["items", "keys", "values"])),
+            15 => format!("(range({})|list)", self.rng.pick(&["3", "0", "1, 4", "5, 0, -2", "-2"])),
             16 => format!("({}|list)", self.expr(Ty::Str)),
-            17 => format!("({}|groupby('{}'))", self.rng.pick(&["messages", "[{'a': 1}, {'a': 2}, {'a': 1}]"]), self.rng.pick(&["role", "a"])),
+            17 => format!("({}|groupby('{}')|map(attribute='{}')|list)", self.rng.pick(&["messages", "[{'a': 1}, {'a': 2}, {'a': 1}]"]), self.rng.pick(&["role", "a"]), self.rng.pick(&["grouper", "list"])),
             18 => format!("({}|dictsort(by='value'))", self.rng.pick(&["{'b': 1, 'a': 2}", "d"])),
             19 => format!("({} * {})", self.expr(Ty::List), self.small_int()),
             20 => format!("({}|map({}))", self.expr(Ty::List), self.rng.pick(&["'length'", "'tojson'", "'trim'", "'int'", "'lower'", "'first'", "'default', 'z'", "'string'"])),
@@ -434,7 +435,7 @@ impl<'r> Gen<'r> {
             22 => format!("({}).split()", self.expr(Ty::Str)),
             23 => format!("({}).rsplit({})", self.expr(Ty::Str), self.rng.pick(&["','", "',', 1", ""])),
             24 => format!("({}|map('string')|list)", self.lazy()),
-            25 => format!("({}|sort(attribute='{}'))", self.rng.pick(&["[{'a': 2}, {'a': 1}]", "messages"]), self.rng.pick(&["a", "role"])),
+            25 => format!("({}|sort(attribute='{}'))", self.rng.pick(&["[{'a': 2}, {'a': 1}]", "[{'a': 'x'}, {'a': 'b'}]"]), "a"),
             _ => self.generic(Ty::List),
         }
     }
@@ -451,7 +452,7 @@ impl<'r> Gen<'r> {
             5 => format!("{}.function.arguments", self.tool_call()),
             6 => format!("tools[{}].function.parameters", self.rng.pick(&["0", "-1"])),
             7 => format!("dict({})", self.rng.pick(&["", "a=1", "a=1, b='x'"])),
-            8 => format!("({}).{}", self.expr(Ty::Msg), self.attr()),
+            8 => format!("({}).{}", self.expr(Ty::Msg), self.rng.pick(&["role", "content", "content", "tool_calls", "nokey"])),
             _ => self.generic(Ty::Dict),
         }
     }
@@ -681,7 +682,8 @@ impl<'r> Gen<'r> {
         let mut decl = Vec::new();
         for (i, p) in params.iter().enumerate() {
             if i > 0 && self.rng.chance(60) || i == 0 && self.rng.chance(20) {
-                decl.push(format!("{p}={}", self.expr(Ty::Any)));
+                let t = self.rng.pick(&TYPES[..6]);
+                decl.push(format!("{p}={}", self.leaf(t)));
             } else if decl.iter().any(|d: &String| d.contains('=')) {
                 decl.push(format!("{p}=none"));
             } else {
@@ -693,10 +695,10 @@ impl<'r> Gen<'r> {
         for p in &params {
             self.scope.push((p.to_string(), Ty::Any));
         }
-        let extra = match self.rng.below(6) {
+        // `varargs` / `kwargs` are a known difference (macro-varargs): rare.
+        let extra = match self.rng.below(200) {
             0 => "{{ varargs }}",
             1 => "{{ kwargs }}",
-            2 => "{{ varargs|length }}{{ kwargs|tojson }}",
             _ => "",
         };
         let was_caller = self.caller;

@@ -183,7 +183,7 @@ impl Minimizer {
         let mut size = (units.len() / 2).max(1);
         loop {
             let mut i = 0;
-            while i < units.len() && self.tests < 4000 {
+            while i < units.len() && self.tests < 2000 {
                 let end = (i + size).min(units.len());
                 let candidate: String = units[..i].concat() + &units[end..].concat();
                 if self.still(&candidate, context) {
@@ -204,7 +204,7 @@ impl Minimizer {
     fn unwrap_blocks(&mut self, units: Vec<String>, context: &Value) -> Vec<String> {
         let mut units = units;
         let mut i = 0;
-        while i < units.len() && self.tests < 4000 {
+        while i < units.len() && self.tests < 2000 {
             if let Some(kw) = block_keyword(&units[i]) {
                 let mut depth = 0;
                 let mut close = None;
@@ -241,7 +241,7 @@ impl Minimizer {
             let mut changed = false;
             // transformers always passes bos_token / eos_token (and our renderer defaults them).
             for path in json_paths(&context).into_iter().filter(|p| !matches!(p.as_slice(), [k] if k == "bos_token" || k == "eos_token")) {
-                if self.tests >= 6000 {
+                if self.tests >= 2500 {
                     return context;
                 }
                 let mut candidate = context.clone();

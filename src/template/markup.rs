@@ -148,14 +148,19 @@ pub fn unknown_method(state: &mut State, value: &Value, method: &str, args: &[Va
         }
         Ok(args)
     };
+    // pycompat, or our Python methods where it has none.
+    let call = |state: &mut State, method: &str, args: &[Value]| match super::pymethods::call(value, method, args) {
+        Some(r) => r,
+        None => pycompat(state, value, method, args),
+    };
     let mark = |v: Value| match v.as_str() {
         Some(s) if v.kind() == ValueKind::String => Value::from_safe_string(s.to_string()),
         _ => v,
     };
     match method {
-        "replace" | "ljust" | "rjust" | "center" => Ok(mark(pycompat(state, value, method, &escaped_at(1)?)?)),
+        "replace" | "ljust" | "rjust" | "center" => Ok(mark(call(state, method, &escaped_at(1)?)?)),
         "capitalize" | "title" | "lower" | "upper" | "lstrip" | "rstrip" | "strip" | "translate" | "expandtabs" | "swapcase"
-        | "zfill" | "casefold" | "removeprefix" | "removesuffix" => Ok(mark(pycompat(state, value, method, args)?)),
+        | "zfill" | "casefold" | "removeprefix" | "removesuffix" => Ok(mark(call(state, method, args)?)),
         "format" => Ok(mark(pycompat(state, value, method, &escape_arguments(args)?)?)),
         "join" => {
             let [items] = args else { return pycompat(state, value, method, args) };
@@ -163,11 +168,11 @@ pub fn unknown_method(state: &mut State, value: &Value, method: &str, args: &[Va
             Ok(mark(pycompat(state, value, method, &[Value::from(items?)])?))
         }
         "split" | "rsplit" | "splitlines" => {
-            let parts = pycompat(state, value, method, args)?;
+            let parts = call(state, method, args)?;
             let parts: Vec<Value> = parts.try_iter()?.map(mark).collect();
             Ok(Value::from(parts))
         }
-        _ => pycompat(state, value, method, args),
+        _ => call(state, method, args),
     }
 }
 

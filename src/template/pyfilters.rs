@@ -28,10 +28,18 @@ pub fn add_python_filters(env: &mut Environment<'static>) {
         }
         minijinja::filters::sum(s, v, attribute, start, kwargs)
     });
+    env.add_filter("abs", |v: Value| {
+        let v = if v.kind() == ValueKind::Bool { Value::from(v.is_true() as i64) } else { v };
+        minijinja::filters::abs(v)
+    });
     // Python's round(True) is 1 (a bool is an int).
+    // `floor` / `ceil` divide by 10**precision: always a float in Python.
     env.add_filter("round", |v: Value, precision: Option<i32>, method: Option<String>, kwargs: Kwargs| {
         let v = if v.kind() == ValueKind::Bool { Value::from(v.is_true() as i64) } else { v };
-        minijinja::filters::round(v, precision, method.as_deref(), kwargs)
+        let method = kwargs.get::<Option<String>>("method")?.or(method);
+        let float = matches!(method.as_deref(), Some("floor" | "ceil"));
+        let r = minijinja::filters::round(v, precision, method.as_deref(), kwargs)?;
+        Ok::<_, Error>(if float && r.is_integer() { Value::from(f64::try_from(r).unwrap_or(0.0)) } else { r })
     });
     for name in ["bool", "lines", "split", "chain", "zip"] {
         env.remove_filter(name);
@@ -81,6 +89,12 @@ fn truncate(v: Value, length: Option<i64>, killwords: Option<bool>, end: Option<
     let end = kwargs.get::<Option<String>>("end")?.or(end).unwrap_or_else(|| "...".into());
     let leeway = kwargs.get::<Option<i64>>("leeway")?.unwrap_or(5);
     kwargs.assert_all_used()?;
+    if v.is_undefined() {
+        return Ok(Value::from(""));
+    }
+    if v.kind() != ValueKind::String {
+        return Err(Error::new(ErrorKind::InvalidOperation, "truncate: object has no len()"));
+    }
     let s = text(&v)?;
     let end_len = end.chars().count() as i64;
     if length < end_len || leeway < 0 {
@@ -175,6 +189,8 @@ fn splitlines(s: &str) -> Vec<&str> {
 /// Jinja2's `do_indent(s, width=4, first=False, blank=False)`, including its `s += "\n"` quirk.
 /// A `Markup` stays one (Jinja2 indents through `soft_str`).
 fn indent(value: Value, width: Option<Value>, first: Option<bool>, blank: Option<bool>, kwargs: Kwargs) -> Result<Value, Error> {
+    // Jinja2's `s += "\n"` raises for an `Undefined`.
+    undefined_raises(&value)?;
     let safe = value.is_safe();
     let out = indent_text(value, width, first, blank, kwargs)?;
     Ok(if safe { Value::from_safe_string(out) } else { Value::from(out) })
@@ -185,6 +201,9 @@ fn indent_text(value: Value, width: Option<Value>, first: Option<bool>, blank: O
         Some(w) => Some(w),
         None => width,
     };
+    if let Some(w) = &width {
+        undefined_raises(w)?;
+    }
     let first = kwargs.get::<Option<bool>>("first")?.or(first).unwrap_or(false);
     let blank = kwargs.get::<Option<bool>>("blank")?.or(blank).unwrap_or(false);
     kwargs.assert_all_used()?;

@@ -220,6 +220,9 @@ pub struct PyGenerator {
     /// What Python prints before ` at 0x…`: `generator object sync_do_map`, `list_reverseiterator object`.
     name: &'static str,
     items: Mutex<std::collections::VecDeque<Value>>,
+    /// A generator function's body runs when it is first iterated: a filter that failed (`0|select`,
+    /// `map('nope')`) gives a generator that raises then, as in Python.
+    error: Mutex<Option<Error>>,
 }
 
 /// The address a generator prints with (Python prints the object's, which differs per run).
@@ -231,12 +234,16 @@ struct Drain(Arc<PyGenerator>);
 impl Iterator for Drain {
     type Item = Value;
     fn next(&mut self) -> Option<Value> {
+        if let Some(e) = self.0.error.lock().ok()?.take() {
+            return Some(Value::from(e));
+        }
         self.0.items.lock().ok()?.pop_front()
     }
 
     /// Exact, so a for loop over an iterator knows `loop.last` / `loop.length` (Python's loop looks ahead).
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.0.items.lock().map_or(0, |q| q.len());
+        let failing = self.0.error.lock().is_ok_and(|e| e.is_some());
+        let n = self.0.items.lock().map_or(0, |q| q.len()) + failing as usize;
         (n, Some(n))
     }
 }
@@ -268,14 +275,17 @@ impl Object for PyGenerator {
     }
 }
 
-/// A generator named as Python's `sync_do_map` (see [`PyGenerator`]).
-pub fn generator(items: Vec<Value>) -> Value {
-    named_generator("generator object sync_do_map", items)
-}
-
 /// A generator that prints as `<NAME at 0x…>`.
 pub fn named_generator(name: &'static str, items: Vec<Value>) -> Value {
-    Value::from_object(PyGenerator { name, items: Mutex::new(items.into()) })
+    Value::from_object(PyGenerator { name, items: Mutex::new(items.into()), error: Mutex::new(None) })
+}
+
+/// A generator from a filter's result: its error is raised when the generator is first iterated.
+fn lazy(name: &'static str, items: Result<Vec<Value>, Error>) -> Value {
+    match items {
+        Ok(items) => named_generator(name, items),
+        Err(e) => Value::from_object(PyGenerator { name, items: Mutex::new(Default::default()), error: Mutex::new(Some(e)) }),
+    }
 }
 
 fn collect(v: Value) -> Result<Vec<Value>, Error> {
@@ -297,48 +307,53 @@ pub fn add_generator_filters(env: &mut minijinja::Environment<'static>) {
     use minijinja::value::Rest;
     use std::borrow::Cow;
     const SELECT: &str = "generator object select_or_reject";
-    env.add_filter("map", |s: &mut State, v: Value, a: Rest<ValueOrKwargs>| f::map(s, v, a).map(generator));
-    env.add_filter("select", |s: &mut State, v: Value, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
-        Ok(named_generator(SELECT, f::select(s, v, t, a)?))
+    const MAP: &str = "generator object sync_do_map";
+    // Jinja2's `map` and `select_or_reject` start with `if value:`: a falsy input is an empty iterator.
+    let falsy = |name: &'static str, v: &Value| (!v.is_true()).then(|| named_generator(name, Vec::new()));
+    env.add_filter("map", move |s: &mut State, v: Value, a: Rest<ValueOrKwargs>| {
+        Ok::<_, Error>(falsy(MAP, &v).unwrap_or_else(|| lazy(MAP, f::map(s, v, a))))
     });
-    env.add_filter("reject", |s: &mut State, v: Value, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
-        Ok(named_generator(SELECT, f::reject(s, v, t, a)?))
+    env.add_filter("select", move |s: &mut State, v: Value, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
+        Ok::<_, Error>(falsy(SELECT, &v).unwrap_or_else(|| lazy(SELECT, f::select(s, v, t, a))))
+    });
+    env.add_filter("reject", move |s: &mut State, v: Value, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
+        Ok::<_, Error>(falsy(SELECT, &v).unwrap_or_else(|| lazy(SELECT, f::reject(s, v, t, a))))
     });
     env.add_filter(
         "selectattr",
-        |s: &mut State, v: Value, at: Cow<'_, str>, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
-            Ok(named_generator(SELECT, f::selectattr(s, v, at, t, a)?))
+        move |s: &mut State, v: Value, at: Cow<'_, str>, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
+            Ok::<_, Error>(falsy(SELECT, &v).unwrap_or_else(|| lazy(SELECT, f::selectattr(s, v, at, t, a))))
         },
     );
     env.add_filter(
         "rejectattr",
-        |s: &mut State, v: Value, at: Cow<'_, str>, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
-            Ok(named_generator(SELECT, f::rejectattr(s, v, at, t, a)?))
+        move |s: &mut State, v: Value, at: Cow<'_, str>, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
+            Ok::<_, Error>(falsy(SELECT, &v).unwrap_or_else(|| lazy(SELECT, f::rejectattr(s, v, at, t, a))))
         },
     );
     env.add_filter("items", |v: Value| -> Result<Value, Error> {
+        const ITEMS: &str = "generator object do_items";
         if v.is_undefined() {
-            return Ok(named_generator("generator object do_items", Vec::new()));
+            return Ok(named_generator(ITEMS, Vec::new()));
         }
         if v.kind() != ValueKind::Map {
-            return Err(Error::new(ErrorKind::InvalidOperation, "Can only get item pairs from a mapping."));
+            return Ok(lazy(ITEMS, Err(Error::new(ErrorKind::InvalidOperation, "Can only get item pairs from a mapping."))));
         }
         let mut pairs = Vec::new();
         for key in v.try_iter()? {
             let item = v.get_item(&key)?;
             pairs.push(tuple(vec![key, item]));
         }
-        Ok(named_generator("generator object do_items", pairs))
+        Ok(named_generator(ITEMS, pairs))
     });
     env.add_filter("unique", |s: &State, v: Value, kwargs: minijinja::value::Kwargs| -> Result<Value, Error> {
-        let items = f::unique(s, v, kwargs)?;
-        Ok(named_generator("generator object sync_do_unique", collect(items)?))
+        Ok(lazy("generator object sync_do_unique", f::unique(s, v, kwargs).and_then(collect)))
     });
     env.add_filter("batch", |s: &State, v: Value, count: usize, fill: Option<Value>| -> Result<Value, Error> {
-        Ok(named_generator("generator object do_batch", collect(f::batch(s, v, count, fill)?)?))
+        Ok(lazy("generator object do_batch", f::batch(s, v, count, fill).and_then(collect)))
     });
     env.add_filter("slice", |s: &State, v: Value, count: usize, fill: Option<Value>| -> Result<Value, Error> {
-        Ok(named_generator("generator object sync_do_slice", collect(f::slice(s, v, count, fill)?)?))
+        Ok(lazy("generator object sync_do_slice", f::slice(s, v, count, fill).and_then(collect)))
     });
     env.add_filter("reverse", |v: Value| -> Result<Value, Error> {
         match v.kind() {

@@ -50,9 +50,9 @@ pub fn add_operator_functions(env: &mut Environment<'static>) {
         }
     }
     // Jinja2: `x is filter` / `x is test` are false for anything but a name.
-    let unhashable = |v: &Value| match v.kind() {
-        ValueKind::Seq | ValueKind::Map if !v.is_tuple() => Err(Error::new(ErrorKind::InvalidOperation, format!("unhashable type: '{}'", python_type(v)))),
-        _ => Ok(()),
+    let unhashable = |v: &Value| match is_list_or_dict(v) {
+        true => Err(Error::new(ErrorKind::InvalidOperation, format!("unhashable type: '{}'", python_type(v)))),
+        false => Ok(()),
     };
     env.add_test("filter", move |s: &State, v: Value| unhashable(&v).map(|()| v.as_str().is_some_and(|n| minijinja::tests::is_filter(s, n))));
     env.add_test("test", move |s: &State, v: Value| unhashable(&v).map(|()| v.as_str().is_some_and(|n| minijinja::tests::is_test(s, n))));
@@ -262,7 +262,7 @@ impl<'s> Collector<'s> {
     /// The first token after `e` that is not a closing parenthesis (an operator after its left operand).
     fn token_after(&self, e: &Expr<'_>) -> Option<&Token<'s>> {
         let after = e.span().end_offset as usize;
-        self.tokens.iter().find(|(t, s)| (s.start_offset as usize) >= after && !matches!(t, Token::ParenClose)).map(|(t, _)| t)
+        self.tokens.iter().find(|(t, s)| (s.start_offset as usize) >= after && !matches!(t, Token::ParenClose | Token::BracketClose | Token::BraceClose)).map(|(t, _)| t)
     }
 
     /// `left OP right` spanning `span` becomes `function(left, right)`; `op` is the operator's tokens.
@@ -274,11 +274,12 @@ impl<'s> Collector<'s> {
         let (start, end) = (span.start_offset as usize, span.end_offset as usize);
         let after_left = left.span().end_offset as usize;
         let before_right = right.span().start_offset as usize;
-        // Between the left operand and the operator there can only be closing parentheses.
+        // Between the left operand and the operator there can only be closing brackets (a slice's
+        // span ends before its `]`).
         let first = self
             .tokens
             .iter()
-            .position(|(t, s)| (s.start_offset as usize) >= after_left && !matches!(t, Token::ParenClose));
+            .position(|(t, s)| (s.start_offset as usize) >= after_left && !matches!(t, Token::ParenClose | Token::BracketClose | Token::BraceClose));
         let found = first.and_then(|i| self.tokens.get(i..i + op.len())).filter(|toks| {
             toks.iter().zip(op).all(|((t, _), want)| match (t, want) {
                 (Token::Ident(a), Token::Ident(b)) => a == b,
@@ -479,6 +480,16 @@ pub fn py_order(a: Value, b: Value, op: &str) -> Result<Option<std::cmp::Orderin
     }
 }
 
+/// A list or dict (unhashable in Python), a lazy list (a slice, `a + b`) included.
+fn is_list_or_dict(v: &Value) -> bool {
+    match v.kind() {
+        ValueKind::Seq => !v.is_tuple(),
+        ValueKind::Map => true,
+        ValueKind::Iterable => v.len().is_some(),
+        _ => false,
+    }
+}
+
 /// Python's `a in b`: a string holds only strings; `None`, numbers and booleans hold nothing (they
 /// raise); an `Undefined` container is empty.
 fn py_in(state: &State, a: Value, b: Value) -> Result<bool, Error> {
@@ -493,7 +504,7 @@ fn py_in(state: &State, a: Value, b: Value) -> Result<bool, Error> {
             ErrorKind::InvalidOperation,
             format!("argument of type '{}' is not iterable", python_type(&b)),
         )),
-        ValueKind::Map if matches!(a.kind(), ValueKind::Seq | ValueKind::Map) && !a.is_tuple() => {
+        ValueKind::Map if is_list_or_dict(&a) => {
             Err(Error::new(ErrorKind::InvalidOperation, format!("unhashable type: '{}'", python_type(&a))))
         }
         _ => Ok(native(state, "a in b", a, b)?.is_true()),
