@@ -122,8 +122,9 @@ def name_for(repo, path, fname):
 
 def main():
     family = family_rule()
-    have = {open(f, encoding="utf-8").read().strip() for f in glob.glob(os.path.join(ZOO, "*.jinja"))}
-    have |= {open(f, encoding="utf-8").read().strip() for f in glob.glob(os.path.join(ROOT, "tests", "fixtures", "conformance", "templates", "*.jinja"))}
+    # newline="": byte-exact (universal newlines would turn a CRLF template into another one).
+    have = {open(f, encoding="utf-8", newline="").read().strip() for f in glob.glob(os.path.join(ZOO, "*.jinja"))}
+    have |= {open(f, encoding="utf-8", newline="").read().strip() for f in glob.glob(os.path.join(ROOT, "tests", "fixtures", "conformance", "templates", "*.jinja"))}
     names = {os.path.basename(f)[:-6].lower() for f in glob.glob(os.path.join(ZOO, "*.jinja"))}
     prov_path = os.path.join(ZOO, "PROVENANCE.jsonl")
     prov = [json.loads(l) for l in open(prov_path, encoding="utf-8") if l.strip()]

@@ -86,6 +86,16 @@ pub fn build_environment(limits: Limits, now: i64, flavor: Flavor) -> Environmen
         env.add_filter("tojson", tojson);
     }
     env.add_function("namespace", super::pylist::namespace);
+    // Python's `dict(x)` looks up `x.keys`, which an `Undefined` refuses.
+    env.add_function("dict", |args: minijinja::value::Rest<Value>, kwargs: minijinja::value::Kwargs| -> Result<Value, Error> {
+        for v in args.iter() {
+            super::pyfilters::undefined_raises(v)?;
+        }
+        if args.len() > 1 {
+            return Err(Error::new(ErrorKind::InvalidOperation, format!("dict expected at most 1 argument, got {}", args.len())));
+        }
+        minijinja::functions::dict(args.first().cloned(), kwargs)
+    });
     env.add_filter("length", length);
     env.add_filter("string", string);
     env.add_filter("join", join);

@@ -301,7 +301,7 @@ fn float(value: Value, default: Option<Value>, kwargs: Kwargs) -> Result<Value, 
 /// Jinja2's `Undefined` refuses `int()`, `float()`, arithmetic and ordering.
 pub fn undefined_raises(v: &Value) -> Result<(), Error> {
     match v.is_undefined() {
-        true => Err(Error::new(ErrorKind::UndefinedError, "an undefined value was used as a number")),
+        true => Err(Error::new(ErrorKind::UndefinedError, "an undefined value cannot be used here")),
         false => Ok(()),
     }
 }

@@ -15,6 +15,10 @@ fn invalid(msg: impl Into<String>) -> Error {
 pub fn call(value: &Value, method: &str, args: &[Value]) -> Option<Result<Value, Error>> {
     match value.kind() {
         ValueKind::String => string_method(value.as_str().unwrap_or_default(), method, args),
+        // `d.get(k, default)` gives the default as it is (an `Undefined` default prints as nothing).
+        ValueKind::Map if method == "get" && args.len() == 2 && !args[1].is_kwargs() => {
+            Some(value.get_item(&args[0]).map(|v| if v.is_undefined() { args[1].clone() } else { v }))
+        }
         ValueKind::Seq => match method {
             "index" => Some(list_index(value, args)),
             "copy" => Some(from_args::<()>(args).and_then(|()| value.try_iter().map(|i| Value::from(i.collect::<Vec<_>>())))),

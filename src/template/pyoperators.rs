@@ -431,7 +431,12 @@ fn py_mod(state: &mut State, a: Value, b: Value) -> Result<Value, Error> {
         };
         return super::pyformat::percent(fmt, &b).map(Value::from_safe_string);
     }
-    if let (Some(x), Some(y)) = (a.as_i64().filter(|_| a.kind() == ValueKind::Number), b.as_i64().filter(|_| b.kind() == ValueKind::Number)) {
+    let int = |v: &Value| match v.kind() {
+        ValueKind::Bool => Some(v.is_true() as i64),
+        ValueKind::Number if v.is_integer() => v.as_i64(),
+        _ => None,
+    };
+    if let (Some(x), Some(y)) = (int(&a), int(&b)) {
         if y == 0 {
             return Err(Error::new(ErrorKind::InvalidOperation, "integer modulo by zero"));
         }
@@ -439,6 +444,17 @@ fn py_mod(state: &mut State, a: Value, b: Value) -> Result<Value, Error> {
         let r = x % y;
         let r = if r != 0 && (r < 0) != (y < 0) { r + y } else { r };
         return Ok(Value::from(r as i64));
+    }
+    let number = |v: &Value| matches!(v.kind(), ValueKind::Number | ValueKind::Bool);
+    if number(&a) && number(&b) {
+        // Python's float modulo: the sign of the divisor, always a float.
+        let (x, y) = (f64::try_from(a.clone()).unwrap_or(a.is_true() as i64 as f64), f64::try_from(b.clone()).unwrap_or(b.is_true() as i64 as f64));
+        if y == 0.0 {
+            return Err(Error::new(ErrorKind::InvalidOperation, "float modulo"));
+        }
+        let r = x % y;
+        let r = if r != 0.0 && (r < 0.0) != (y < 0.0) { r + y } else if r == 0.0 { 0.0f64.copysign(y) } else { r };
+        return Ok(Value::from(r));
     }
     native(state, "a % b", a, b)
 }
