@@ -151,7 +151,7 @@ impl<'r> Gen<'r> {
 
     pub fn expr(&mut self, ty: Ty) -> String {
         self.depth += 1;
-        let e = if self.depth > 4 { self.leaf(ty) } else { self.expr_inner(ty) };
+        let e = if self.depth > 3 { self.leaf(ty) } else { self.expr_inner(ty) };
         self.depth -= 1;
         e
     }
@@ -519,7 +519,7 @@ impl<'r> Gen<'r> {
     }
 
     fn stmt(&mut self) -> String {
-        if self.depth > 3 {
+        if self.depth > 2 {
             return self.output();
         }
         self.depth += 1;
@@ -841,7 +841,8 @@ pub fn program(seed: u64, index: u64) -> Program {
     for (name, ty) in [("messages", Ty::List), ("tools", Ty::List), ("s", Ty::Str), ("n", Ty::Int), ("f", Ty::Float), ("l", Ty::List), ("d", Ty::Dict), ("add_generation_prompt", Ty::Bool), ("bos_token", Ty::Str)] {
         g.scope.push((name.to_string(), ty));
     }
-    let n = 2 + g.rng.below(5);
+    // Small programs: Python's compile dominates the run, and one failing construct fails a whole program.
+    let n = 1 + g.rng.below(3);
     let template = g.block(n);
     Program { template, context }
 }

@@ -10,7 +10,7 @@
 //! nice cargo run --profile bench --example jinja_diff -- 200000 1    # a long run
 //! ```
 //!
-//! Arguments: `COUNT [SEED]`. The report (every difference: original and minimised program, both
+//! Arguments: `COUNT [SEED] [--budget-secs N]` (stop after N seconds, reporting how many ran). The report (every difference: original and minimised program, both
 //! outcomes) goes to `target/jinja_diff/SEED.jsonl`. `JINJA_DIFF_PYTHON` names the interpreter.
 //! `--replay FILE` renders the programs of a JSONL file (`{"template", "context"}` per line) instead.
 
@@ -458,7 +458,8 @@ fn kind_name(k: Kind) -> &'static str {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let replay = args.iter().position(|a| a == "--replay").and_then(|i| args.get(i + 1)).cloned();
-    let nums: Vec<u64> = args.iter().filter_map(|a| a.parse().ok()).collect();
+    let budget = args.iter().position(|a| a == "--budget-secs").and_then(|i| args.get(i + 1)).and_then(|v| v.parse::<f64>().ok());
+    let nums: Vec<u64> = args.iter().enumerate().filter(|(i, _)| *i == 0 || args[i - 1] != "--budget-secs").filter_map(|(_, a)| a.parse().ok()).collect();
     let count = nums.first().copied().unwrap_or(3000);
     let seed = nums.get(1).copied().unwrap_or(27);
     let programs: Option<Vec<(String, Value)>> = replay.map(|f| {
@@ -515,7 +516,12 @@ fn main() {
     let mut report = std::fs::File::create(&report_path).expect("report file");
     // `JINJA_DIFF_DUMP=FILE`: every program with both outcomes (to tune the generator).
     let mut dump = std::env::var("JINJA_DIFF_DUMP").ok().map(|p| std::fs::File::create(p).expect("dump file"));
+    let mut ran = 0u64;
     for i in 0..count {
+        if budget.is_some_and(|b| start.elapsed().as_secs_f64() > b) {
+            break;
+        }
+        ran += 1;
         let (template, context) = program(i);
         let ours = render_ours(&template, &context);
         let (id, py) = worker.read();
@@ -563,7 +569,12 @@ fn main() {
             eprintln!("jinja_diff: {} / {count} programs, {} unexplained, {:.0} s", i + 1, unexplained.len(), start.elapsed().as_secs_f64());
         }
     }
+    if ran < count {
+        // Stopped early: the worker is ended, which ends the feeder's writes.
+        let _ = worker.child.kill();
+    }
     let _ = feeder.join();
+    let count = ran;
     let secs = start.elapsed().as_secs_f64();
     let known_total: u64 = by_known.values().sum();
     println!(

@@ -30,14 +30,24 @@ fn py_str(v: &Value, top: bool) -> Result<String, Error> {
 /// `fmt % arg`: a tuple gives the arguments, a mapping serves `%(name)s` (and `%s` prints it), anything
 /// else is the one argument.
 pub fn percent(fmt: &str, arg: &Value) -> Result<String, Error> {
-    let (args, mapping) = if arg.is_tuple() {
-        (arg.try_iter()?.collect::<Vec<_>>(), None)
-    } else if arg.kind() == ValueKind::Map {
-        (vec![arg.clone()], Some(arg.clone()))
-    } else {
-        (vec![arg.clone()], None)
-    };
-    printf(fmt, &args, mapping.as_ref())
+    if arg.is_tuple() {
+        return printf(fmt, &arg.try_iter()?.collect::<Vec<_>>(), None);
+    }
+    // Python treats an argument with `__getitem__` (not a tuple or string) as a mapping: extra
+    // arguments are then no error (`'' % [1]` is `''`, `'%%' % Undefined` is `'%'`).
+    let getitem = matches!(arg.kind(), ValueKind::Map | ValueKind::Seq | ValueKind::Undefined);
+    let mapping = (arg.kind() == ValueKind::Map).then(|| arg.clone());
+    match printf(fmt, std::slice::from_ref(arg), mapping.as_ref()) {
+        Err(e) if getitem && e.detail() == Some(NOT_ALL_CONVERTED) => Ok(fmt_without_args(fmt)),
+        r => r,
+    }
+}
+
+const NOT_ALL_CONVERTED: &str = "not all arguments converted during string formatting";
+
+/// A format with no conversions, formatted: `%%` is `%`.
+fn fmt_without_args(fmt: &str) -> String {
+    fmt.replace("%%", "%")
 }
 
 /// Python's `fmt % tuple(args)` (or `% mapping`).
@@ -218,7 +228,7 @@ pub fn printf(fmt: &str, args: &[Value], mapping: Option<&Value>) -> Result<Stri
         }
     }
     if next < args.len() && mapping.is_none() && !used_key {
-        return Err(type_error("not all arguments converted during string formatting"));
+        return Err(type_error(NOT_ALL_CONVERTED));
     }
     Ok(out)
 }

@@ -95,6 +95,20 @@ fn string_method(s: &str, method: &str, args: &[Value]) -> Option<Result<Value, 
             )
         }),
         "casefold" => from_args::<()>(args).map(|()| Value::from(s.to_lowercase())),
+        // Python's `str.title`: upper case after anything that is not a cased letter (`[/Inst]`).
+        "title" => from_args::<()>(args).map(|()| {
+            let mut out = String::with_capacity(s.len());
+            let mut prev_cased = false;
+            for c in s.chars() {
+                if prev_cased {
+                    out.extend(c.to_lowercase());
+                } else {
+                    out.extend(c.to_uppercase());
+                }
+                prev_cased = c.is_lowercase() || c.is_uppercase();
+            }
+            Value::from(out)
+        }),
         "center" | "ljust" | "rjust" => from_args::<(i64, Option<String>)>(args).and_then(|(width, fill)| {
             let fill = fill.unwrap_or_else(|| " ".into());
             let mut chars = fill.chars();

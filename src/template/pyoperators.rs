@@ -82,6 +82,8 @@ pub struct Rewritten {
     pub source: String,
     /// The template applies a filter that makes a `Markup`.
     pub makes_markup: bool,
+    /// Jinja2's compile-time error for a filter or test it does not have, used outside an `if`.
+    pub unknown_name: Option<String>,
     /// (offset in the original, bytes removed, bytes inserted), in source order.
     edits: Vec<(usize, usize, usize)>,
 }
@@ -94,7 +96,7 @@ impl Rewritten {
 
     /// The same facts about the template, for its source compiled as it is.
     pub fn without_edits(self) -> Rewritten {
-        Rewritten { source: String::new(), makes_markup: self.makes_markup, edits: Vec::new() }
+        Rewritten { source: String::new(), makes_markup: self.makes_markup, unknown_name: self.unknown_name, edits: Vec::new() }
     }
 
     /// The offset in the original source of `offset` in the rewritten one (text the rewrite inserted
@@ -136,8 +138,10 @@ struct Collector<'s> {
 /// Rewrite `source` (see the module doc). A source minijinja cannot parse is returned unchanged: compiling
 /// it reports the syntax error.
 pub fn rewrite(source: &str, syntax: &SyntaxConfig) -> Rewritten {
-    let unchanged = || Rewritten { source: source.to_string(), makes_markup: false, edits: Vec::new() };
+    let unchanged = || Rewritten { source: source.to_string(), makes_markup: false, unknown_name: None, edits: Vec::new() };
     let Ok(ast) = machinery::parse(source, "chat_template", syntax.clone()) else { return unchanged() };
+    let unknown_name = unknown_name(&ast);
+    let unchanged = || Rewritten { unknown_name: unknown_name.clone(), ..unchanged() };
     let tokens: Result<Vec<_>, _> = machinery::tokenize(source, false, syntax.clone()).collect();
     let Ok(tokens) = tokens else { return unchanged() };
     let mut c = Collector { tokens, edits: Vec::new(), markup: false, failed: false };
@@ -161,7 +165,70 @@ pub fn rewrite(source: &str, syntax: &SyntaxConfig) -> Rewritten {
         pos = e.at + e.remove;
     }
     out.push_str(&source[pos..]);
-    Rewritten { source: out, makes_markup: c.markup, edits: record }
+    Rewritten { source: out, makes_markup: c.markup, unknown_name, edits: record }
+}
+
+/// Jinja2's filters and tests (transformers adds `tojson`); a template naming another fails in Python.
+const JINJA2_FILTERS: &[&str] = &[
+    "abs", "attr", "batch", "capitalize", "center", "count", "d", "default", "dictsort", "e", "escape", "filesizeformat",
+    "first", "float", "forceescape", "format", "groupby", "indent", "int", "items", "join", "last", "length", "list", "lower",
+    "map", "max", "min", "pprint", "random", "reject", "rejectattr", "replace", "reverse", "round", "safe", "select",
+    "selectattr", "slice", "sort", "string", "striptags", "sum", "title", "tojson", "trim", "truncate", "unique", "upper",
+    "urlencode", "urlize", "wordcount", "wordwrap", "xmlattr",
+];
+const JINJA2_TESTS: &[&str] = &[
+    "!=", "<", "<=", "==", ">", ">=", "boolean", "callable", "defined", "divisibleby", "eq", "equalto", "escaped", "even",
+    "false", "filter", "float", "ge", "greaterthan", "gt", "in", "integer", "iterable", "le", "lessthan", "lower", "lt",
+    "mapping", "ne", "none", "number", "odd", "sameas", "sequence", "string", "test", "true", "undefined", "upper",
+];
+
+/// Jinja2 checks filter and test names when it compiles, except inside an `if` statement or an inline
+/// `if` expression (its "soft" frames, which a loop, macro, call, `with`, `set` or `filter` block inside
+/// them ends); there an unknown name fails only when it runs, as minijinja's always do.
+fn unknown_name(ast: &Stmt<'_>) -> Option<String> {
+    fn expr(e: &Expr<'_>, soft: bool, out: &mut Option<String>) {
+        if out.is_some() {
+            return;
+        }
+        let soft = soft || matches!(e, Expr::IfExpr(_));
+        match e {
+            Expr::Filter(f) if !soft && !JINJA2_FILTERS.contains(&f.name) => *out = Some(format!("No filter named '{}'.", f.name)),
+            Expr::Test(t) if !soft && !JINJA2_TESTS.contains(&t.name) => *out = Some(format!("No test named '{}'.", t.name)),
+            _ => {}
+        }
+        expr_children(e, &mut |c| expr(c, soft, out));
+    }
+    fn stmt(s: &Stmt<'_>, soft: bool, out: &mut Option<String>) {
+        let visit = |st: &Stmt<'_>, soft: bool, out: &mut Option<String>| stmt(st, soft, out);
+        match s {
+            Stmt::IfCond(i) => {
+                expr(&i.expr, true, out);
+                i.true_body.iter().chain(&i.false_body).for_each(|st| visit(st, true, out));
+            }
+            Stmt::ForLoop(l) => {
+                expr(&l.iter, soft, out);
+                if let Some(f) = &l.filter_expr {
+                    expr(f, false, out);
+                }
+                l.body.iter().for_each(|st| visit(st, false, out));
+                l.else_body.iter().for_each(|st| visit(st, soft, out));
+            }
+            Stmt::Macro(_) | Stmt::CallBlock(_) | Stmt::WithBlock(_) | Stmt::SetBlock(_) | Stmt::FilterBlock(_) => {
+                let inner = |st: &Stmt<'_>, out: &mut Option<String>| visit(st, false, out);
+                for_each_child(s, &mut |c| match c {
+                    Child::Stmt(st) => inner(st, out),
+                    Child::Expr(e) => expr(e, soft, out),
+                });
+            }
+            _ => for_each_child(s, &mut |c| match c {
+                Child::Stmt(st) => visit(st, soft, out),
+                Child::Expr(e) => expr(e, soft, out),
+            }),
+        }
+    }
+    let mut out = None;
+    stmt(ast, false, &mut out);
+    out
 }
 
 /// Does the template apply a filter that makes a `Markup` (directly, or named to `map` and the like)?
