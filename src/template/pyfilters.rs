@@ -89,6 +89,11 @@ fn truncate(v: Value, length: Option<i64>, killwords: Option<bool>, end: Option<
     let end = kwargs.get::<Option<String>>("end")?.or(end).unwrap_or_else(|| "...".into());
     let leeway = kwargs.get::<Option<i64>>("leeway")?.unwrap_or(5);
     kwargs.assert_all_used()?;
+    // Jinja2 asserts the lengths first, whatever the value.
+    let end_len = end.chars().count() as i64;
+    if length < end_len || leeway < 0 {
+        return Err(Error::new(ErrorKind::InvalidOperation, format!("expected length >= {end_len}, got {length}")));
+    }
     if v.is_undefined() {
         return Ok(Value::from(""));
     }
@@ -96,10 +101,6 @@ fn truncate(v: Value, length: Option<i64>, killwords: Option<bool>, end: Option<
         return Err(Error::new(ErrorKind::InvalidOperation, "truncate: object has no len()"));
     }
     let s = text(&v)?;
-    let end_len = end.chars().count() as i64;
-    if length < end_len || leeway < 0 {
-        return Err(Error::new(ErrorKind::InvalidOperation, "expected length >= len(end) and leeway >= 0"));
-    }
     if s.chars().count() as i64 <= length + leeway {
         return Ok(Value::from(s));
     }
