@@ -47,6 +47,12 @@ CASES = [
  ("repr escapes what Python cannot print", "{{ ['\\v\\u00a0\\u200b\\x7f'] }}", {}),
  ("dict(Undefined) raises; d.get(k, default) gives the default as it is", "{{ {'a': 1}.get('k', (1 if false)) }}|{{ dict(a=1) }}", {}),
  ("", "{{ dict(missing) }}", {}),
+ ("truncate: lengths asserted first; anything short enough as it is; a Markup escapes end", "{{ ((l|safe)|truncate(3, false, \"'\")) }}|{{ ()|truncate(255, '') }}|{{ (missing|truncate(2, false, '')) is defined }}", {"l": [{"a": 1}]}),
+ ("", "{{ missing|truncate(3, false, 'line2') }}", {}),
+ ("bools order as ints; indent takes strings only; str.join of None raises", "{{ true > 0.1 }}{{ 1.5 > true }}", {}),
+ ("", "{{ true|indent }}", {}),
+ ("", "{{ ''.join(none) }}", {}),
+ ("a for loop's else block scopes its assignments", "{% for x in [] %}{% else %}{% set y = 1 %}{% endfor %}[{{ y }}]", {}),
 ]
 rows = []
 env = environment

@@ -403,7 +403,7 @@ struct Known {
     contains: Vec<String>,
     contains_any: Vec<String>,
     contains_count: Vec<(String, usize)>,
-    python_contains: Option<String>,
+    python_contains: Vec<String>,
 }
 
 impl Known {
@@ -414,7 +414,8 @@ impl Known {
             && self.contains.iter().all(|c| template.contains(c.as_str()))
             && (self.contains_any.is_empty() || self.contains_any.iter().any(|c| both.contains(c.as_str())))
             && self.contains_count.iter().all(|(c, n)| template.matches(c.as_str()).count() >= *n)
-            && self.python_contains.as_ref().is_none_or(|p| matches!(python, Outcome::Ok(out) if out.to_lowercase().contains(p.as_str())))
+            && (self.python_contains.is_empty()
+                || matches!(python, Outcome::Ok(out) if self.python_contains.iter().any(|p| out.to_lowercase().contains(p.as_str()))))
     }
 }
 
@@ -437,7 +438,7 @@ fn load_known() -> Vec<Known> {
                             .as_object()
                             .map(|o| o.iter().map(|(s, n)| (s.clone(), n.as_u64().unwrap_or(1) as usize)).collect())
                             .unwrap_or_default(),
-                        python_contains: k["python_contains"].as_str().map(String::from),
+                        python_contains: k["python_contains"].as_str().map(String::from).into_iter().chain(strings(&k["python_contains_any"])).collect(),
                     }
                 })
                 .collect()

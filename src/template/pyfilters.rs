@@ -82,31 +82,38 @@ fn wordcount(s: &str) -> usize {
     count
 }
 
-/// Jinja2's `do_truncate(s, length=255, killwords=False, end='...', leeway=None)` (leeway 5).
-fn truncate(v: Value, length: Option<i64>, killwords: Option<bool>, end: Option<String>, kwargs: Kwargs) -> Result<Value, Error> {
+/// Jinja2's `do_truncate(s, length=255, killwords=False, end='...', leeway=None)` (leeway 5): the lengths are
+/// asserted first; anything with a length short enough comes back as it is (Undefined too); a longer
+/// value must be a string (a `Markup` escapes `end`, as `Markup + str` does).
+fn truncate(v: Value, length: Option<i64>, killwords: Option<Value>, end: Option<String>, kwargs: Kwargs) -> Result<Value, Error> {
     let length = kwargs.get::<Option<i64>>("length")?.or(length).unwrap_or(255);
-    let killwords = kwargs.get::<Option<bool>>("killwords")?.or(killwords).unwrap_or(false);
+    let killwords = kwargs.get::<Option<Value>>("killwords")?.or(killwords).is_some_and(|k| k.is_true());
     let end = kwargs.get::<Option<String>>("end")?.or(end).unwrap_or_else(|| "...".into());
     let leeway = kwargs.get::<Option<i64>>("leeway")?.unwrap_or(5);
     kwargs.assert_all_used()?;
-    // Jinja2 asserts the lengths first, whatever the value.
     let end_len = end.chars().count() as i64;
     if length < end_len || leeway < 0 {
         return Err(Error::new(ErrorKind::InvalidOperation, format!("expected length >= {end_len}, got {length}")));
     }
-    if v.is_undefined() {
-        return Ok(Value::from(""));
+    let len = match v.kind() {
+        ValueKind::Undefined => 0,
+        ValueKind::String => v.as_str().unwrap_or_default().chars().count(),
+        ValueKind::Seq | ValueKind::Map => v.len().unwrap_or(0),
+        _ => return Err(Error::new(ErrorKind::InvalidOperation, "truncate: object has no len()")),
+    } as i64;
+    if len <= length + leeway {
+        return Ok(v);
     }
-    if v.kind() != ValueKind::String {
-        return Err(Error::new(ErrorKind::InvalidOperation, "truncate: object has no len()"));
-    }
-    let s = text(&v)?;
-    if s.chars().count() as i64 <= length + leeway {
-        return Ok(Value::from(s));
-    }
+    let Some(s) = v.as_str().filter(|_| v.kind() == ValueKind::String) else {
+        return Err(Error::new(ErrorKind::InvalidOperation, "truncate: can only concatenate str"));
+    };
     let head: String = s.chars().take((length - end_len) as usize).collect();
     let head = if killwords { head.as_str() } else { head.rsplit_once(' ').map_or(head.as_str(), |(a, _)| a) };
-    Ok(Value::from(format!("{head}{end}")))
+    Ok(if v.is_safe() {
+        Value::from_safe_string(format!("{head}{}", super::markup::markup_escape(&end)))
+    } else {
+        Value::from(format!("{head}{end}"))
+    })
 }
 
 /// Jinja2's `do_filesizeformat(value, binary=False)`.
@@ -190,8 +197,11 @@ fn splitlines(s: &str) -> Vec<&str> {
 /// Jinja2's `do_indent(s, width=4, first=False, blank=False)`, including its `s += "\n"` quirk.
 /// A `Markup` stays one (Jinja2 indents through `soft_str`).
 fn indent(value: Value, width: Option<Value>, first: Option<bool>, blank: Option<bool>, kwargs: Kwargs) -> Result<Value, Error> {
-    // Jinja2's `s += "\n"` raises for an `Undefined`.
+    // Jinja2's `s += "\n"` raises for an `Undefined` and anything but a string.
     undefined_raises(&value)?;
+    if value.kind() != ValueKind::String {
+        return Err(Error::new(ErrorKind::InvalidOperation, "indent: can only concatenate a string"));
+    }
     let safe = value.is_safe();
     let out = indent_text(value, width, first, blank, kwargs)?;
     Ok(if safe { Value::from_safe_string(out) } else { Value::from(out) })

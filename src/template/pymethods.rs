@@ -45,6 +45,9 @@ fn string_method(s: &str, method: &str, args: &[Value]) -> Option<Result<Value, 
     let r = match method {
         // Python's `str.join` takes strings only.
         "join" => from_args::<(Value,)>(args).and_then(|(items,)| {
+            if items.is_none() {
+                return Err(invalid("can only join an iterable"));
+            }
             let mut parts = Vec::new();
             for (i, item) in items.try_iter()?.enumerate() {
                 match item.as_str() {

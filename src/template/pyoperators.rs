@@ -542,11 +542,13 @@ pub fn py_order(a: Value, b: Value, op: &str) -> Result<Option<std::cmp::Orderin
         )
     };
     if numeric(&a) && numeric(&b) {
-        if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
+        // A bool is an int (True is 1).
+        let int = |v: &Value| if v.kind() == ValueKind::Bool { Some(v.is_true() as i64) } else { v.as_i64().filter(|_| v.is_integer()) };
+        let float = |v: &Value| if v.kind() == ValueKind::Bool { Ok(v.is_true() as i64 as f64) } else { f64::try_from(v.clone()).map_err(|_| unsupported()) };
+        if let (Some(x), Some(y)) = (int(&a), int(&b)) {
             return Ok(Some(x.cmp(&y)));
         }
-        let (x, y) = (f64::try_from(a.clone()).map_err(|_| unsupported())?, f64::try_from(b.clone()).map_err(|_| unsupported())?);
-        return Ok(x.partial_cmp(&y));
+        return Ok(float(&a)?.partial_cmp(&float(&b)?));
     }
     match (a.kind(), b.kind()) {
         (ValueKind::String, ValueKind::String) => Ok(Some(a.as_str().unwrap_or_default().cmp(b.as_str().unwrap_or_default()))),

@@ -46,8 +46,8 @@ mod self_reference {
 /// `\U........`, octal `\0`–`\777`, `\a` `\b` `\f` `\v`, an unknown escape keeps its backslash, and a
 /// backslash before a non-ASCII character escapes the first character of that character's own escape
 /// (`\é` is `\xe9`). minijinja knows only JSON's escapes, so every literal with a backslash is decoded
-/// here and written back with only `\\` and `\"`. A line continuation's removed line break is put back
-/// after the literal (whitespace inside the tag), so line numbers stay. Literals Python cannot decode
+/// here and written back with only `\\`, `\"`, `\n` and `\r` escapes, on one line; the source's line
+/// breaks inside the literal are put after it (whitespace inside the tag), so line numbers stay. Literals Python cannot decode
 /// (`\x4`, an unknown `\N{…}` name) fail to compile as in Python. `\N{…}` needs the Unicode name table,
 /// which is not bundled: it fails to compile here (tests/expectations/jinja_diff_known.json).
 pub fn python_string_literals(source: &str) -> crate::Result<Cow<'_, str>> {
@@ -96,14 +96,18 @@ pub fn python_string_literals(source: &str) -> crate::Result<Cow<'_, str>> {
                                 out.push_str(&source[copied..j]);
                                 out.push('"');
                                 for c in value.chars() {
-                                    if c == '\\' || c == '"' {
-                                        out.push('\\');
+                                    match c {
+                                        '\\' => out.push_str("\\\\"),
+                                        '"' => out.push_str("\\\""),
+                                        // Escaped, so the literal spans no line: lines stay the source's.
+                                        '\n' => out.push_str("\\n"),
+                                        '\r' => out.push_str("\\r"),
+                                        c => out.push(c),
                                     }
-                                    out.push(c);
                                 }
                                 out.push('"');
-                                let kept = value.matches('\n').count();
-                                for _ in kept..raw.matches('\n').count() {
+                                // The source's line breaks inside the literal, after it (whitespace in the tag).
+                                for _ in 0..raw.matches('\n').count() {
                                     out.push('\n');
                                 }
                                 copied = end + 1;
@@ -269,6 +273,9 @@ mod string_literals {
         // A line continuation keeps the lines of what follows.
         let err = render("{{ 'a\\\nb' }}\n{{ x(") .unwrap_err();
         assert!(err.contains("line 3"), "{err}");
+        // An escaped line break in a literal is no line of the source.
+        let err = render("{{ 'a\\nb' }}\n{{ x(").unwrap_err();
+        assert!(err.contains("line 2"), "{err}");
         for bad in ["{{ '\\x4' }}", "{{ '\\u12' }}", "{{ '\\U00110000' }}"] {
             assert!(render(bad).is_err(), "{bad}");
         }

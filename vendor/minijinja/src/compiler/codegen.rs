@@ -685,9 +685,14 @@ impl<'source> CodeGenerator<'source> {
         self.end_for_loop(!for_loop.else_body.is_empty());
         if !for_loop.else_body.is_empty() {
             self.start_if();
+            // PATCH(chat-autoparser): Jinja2 scopes assignments in a for loop's `else` to it.
+            self.add(Instruction::PushWith);
+            self.pending_block.push(PendingBlock::Frame);
             for node in &for_loop.else_body {
                 self.compile_stmt(node);
             }
+            self.pending_block.pop();
+            self.add(Instruction::PopFrame);
             self.end_if();
         };
     }
