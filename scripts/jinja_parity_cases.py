@@ -52,6 +52,8 @@ CASES = [
  ("bools order as ints; indent takes strings only; str.join of None raises", "{{ true > 0.1 }}{{ 1.5 > true }}", {}),
  ("", "{{ true|indent }}", {}),
  ("", "{{ ''.join(none) }}", {}),
+ ("Undefined is callable; odd/even of a string is printf formatting", "{{ missing is callable }}{{ '%s' is even }}{{ 3.0 is odd }}", {}),
+ ("", "{{ 'x' is odd }}", {}),
  ("a for loop's else block scopes its assignments", "{% for x in [] %}{% else %}{% set y = 1 %}{% endfor %}[{{ y }}]", {}),
 ]
 rows = []

@@ -119,22 +119,16 @@ pub fn build_environment(limits: Limits, now: i64, flavor: Flavor) -> Environmen
     env.set_formatter(python_formatter);
     // Jinja2 defines `self` (the template's blocks); chat templates have no blocks, so `self.X` is undefined.
     env.add_global("self", Value::from_object(TemplateSelf));
-    env.add_test("odd", |v: Value| divisible(&v, 2).map(|r| r.is_some_and(|r| r == 1.0)));
-    env.add_test("even", |v: Value| divisible(&v, 2).map(|r| r == Some(0.0)));
-    env.add_test("divisibleby", |v: Value, n: Value| -> Result<bool, Error> {
-        let n = f64::try_from(n).map_err(|_| Error::new(ErrorKind::InvalidOperation, "divisibleby: not a number"))?;
-        if n == 0.0 {
-            return Err(Error::new(ErrorKind::InvalidOperation, "integer modulo by zero"));
-        }
-        let x = number_operand(&v)?;
-        Ok(x.rem_euclid(n) == 0.0 || (x % n) == 0.0)
-    });
+    env.add_test("odd", |v: Value| divisible(&v, &Value::from(2)).map(|r| r.is_some_and(|r| r == 1.0)));
+    env.add_test("even", |v: Value| divisible(&v, &Value::from(2)).map(|r| r == Some(0.0)));
+    env.add_test("divisibleby", |v: Value, n: Value| divisible(&v, &n).map(|r| r == Some(0.0)));
     // Python: `len(value)` and `value.__getitem__` work (strings, lists, tuples, dicts and Undefined).
     env.add_test("sequence", |v: Value| {
         matches!(v.kind(), ValueKind::String | ValueKind::Seq | ValueKind::Map | ValueKind::Undefined)
             || v.kind() == ValueKind::Iterable && v.len().is_some()
     });
-    env.add_test("callable", |v: Value| v.kind() == ValueKind::Plain);
+    // Jinja2's `Undefined` has a `__call__` (that raises): callable.
+    env.add_test("callable", |v: Value| matches!(v.kind(), ValueKind::Plain | ValueKind::Undefined));
     // Python's `str(value).islower()` / `.isupper()`: some cased character, all of one case.
     env.add_test("lower", |v: Value| -> Result<bool, Error> { Ok(cased(&v, true)?) });
     env.add_test("upper", |v: Value| -> Result<bool, Error> { Ok(cased(&v, false)?) });
@@ -166,10 +160,20 @@ fn cased(v: &Value, lower: bool) -> Result<bool, Error> {
     Ok(any)
 }
 
-/// Python's `value % n` for the `odd` / `even` tests: numbers and booleans; `Undefined` and anything else raise.
-fn divisible(v: &Value, n: i64) -> Result<Option<f64>, Error> {
+/// Python's `value % n` for the `odd` / `even` / `divisibleby` tests: the remainder of numbers and bools
+/// (`None` for NaN); a string is printf-formatted (its result is no number: `None`, or Python's error);
+/// `Undefined` and anything else raise.
+fn divisible(v: &Value, n: &Value) -> Result<Option<f64>, Error> {
+    if v.kind() == ValueKind::String {
+        return super::pyformat::percent(v.as_str().unwrap_or_default(), n).map(|_| None);
+    }
     let x = number_operand(v)?;
-    let r = x.rem_euclid(n as f64);
+    let n = number_operand(n)?;
+    if n == 0.0 {
+        return Err(Error::new(ErrorKind::InvalidOperation, "integer modulo by zero"));
+    }
+    let r = x % n;
+    let r = if r != 0.0 && (r < 0.0) != (n < 0.0) { r + n } else { r };
     Ok(if r.is_nan() { None } else { Some(r) })
 }
 
