@@ -54,6 +54,7 @@ CASES = [
  ("", "{{ ''.join(none) }}", {}),
  ("Undefined is callable; odd/even of a string is printf formatting", "{{ missing is callable }}{{ '%s' is even }}{{ 3.0 is odd }}", {}),
  ("", "{{ 'x' is odd }}", {}),
+ ("Undefined|reverse is an empty iterator", "{{ missing|reverse }}|{{ missing|reverse|list }}", {}),
  ("a for loop's else block scopes its assignments", "{% for x in [] %}{% else %}{% set y = 1 %}{% endfor %}[{{ y }}]", {}),
 ]
 rows = []

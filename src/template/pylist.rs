@@ -374,6 +374,8 @@ pub fn add_generator_filters(env: &mut minijinja::Environment<'static>) {
                 items.reverse();
                 Ok(named_generator(name, items))
             }
+            // `reversed(Undefined)` works (it has a length, 0): an empty iterator.
+            ValueKind::Undefined => Ok(named_generator("reversed object", Vec::new())),
             _ => Err(Error::new(ErrorKind::InvalidOperation, "argument must be iterable")),
         }
     });
