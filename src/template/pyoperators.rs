@@ -299,7 +299,10 @@ impl<'s> Collector<'s> {
             start
         }
         let mut start = leftmost(e);
-        let Some(mut i) = self.tokens.iter().position(|(_, s)| s.start_offset as usize >= start) else { return start };
+        let mut i = self.first_token_at(start);
+        if i >= self.tokens.len() {
+            return start;
+        }
         while i > 0 && matches!(self.tokens[i - 1].0, Token::ParenOpen) {
             // Its matching `)` must come before the operator.
             let mut depth = 0i32;
@@ -326,10 +329,15 @@ impl<'s> Collector<'s> {
         start
     }
 
+    /// The index of the first token starting at or after `offset` (tokens are in source order).
+    fn first_token_at(&self, offset: usize) -> usize {
+        self.tokens.partition_point(|(_, s)| (s.start_offset as usize) < offset)
+    }
+
     /// The first token after `e` that is not a closing parenthesis (an operator after its left operand).
     fn token_after(&self, e: &Expr<'_>) -> Option<&Token<'s>> {
         let after = e.span().end_offset as usize;
-        self.tokens.iter().find(|(t, s)| (s.start_offset as usize) >= after && !matches!(t, Token::ParenClose | Token::BracketClose | Token::BraceClose)).map(|(t, _)| t)
+        self.tokens[self.first_token_at(after)..].iter().find(|(t, _)| !matches!(t, Token::ParenClose | Token::BracketClose | Token::BraceClose)).map(|(t, _)| t)
     }
 
     /// `left OP right` spanning `span` becomes `function(left, right)`; `op` is the operator's tokens.
@@ -343,10 +351,8 @@ impl<'s> Collector<'s> {
         let before_right = right.span().start_offset as usize;
         // Between the left operand and the operator there can only be closing brackets (a slice's
         // span ends before its `]`).
-        let first = self
-            .tokens
-            .iter()
-            .position(|(t, s)| (s.start_offset as usize) >= after_left && !matches!(t, Token::ParenClose | Token::BracketClose | Token::BraceClose));
+        let from = self.first_token_at(after_left);
+        let first = self.tokens[from..].iter().position(|(t, _)| !matches!(t, Token::ParenClose | Token::BracketClose | Token::BraceClose)).map(|p| from + p);
         let found = first.and_then(|i| self.tokens.get(i..i + op.len())).filter(|toks| {
             toks.iter().zip(op).all(|((t, _), want)| match (t, want) {
                 (Token::Ident(a), Token::Ident(b)) => a == b,
@@ -382,7 +388,7 @@ impl<'s> Collector<'s> {
     /// outermost call at its offsets.
     fn wrap_iterable(&mut self, tag: usize) {
         let mut depth = 0i32;
-        let keyword = self.tokens.iter().enumerate().skip_while(|(_, (_, s))| (s.start_offset as usize) < tag).find(|(_, (t, _))| {
+        let keyword = self.tokens.iter().enumerate().skip(self.first_token_at(tag)).find(|(_, (t, _))| {
             match t {
                 Token::ParenOpen | Token::BracketOpen | Token::BraceOpen => depth += 1,
                 Token::ParenClose | Token::BracketClose | Token::BraceClose => depth -= 1,

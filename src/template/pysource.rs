@@ -88,8 +88,8 @@ pub fn python_string_literals(source: &str) -> crate::Result<Cow<'_, str>> {
                             let Some(end) = string_end(bytes, j) else { break };
                             let raw = &source[j + 1..end];
                             if raw.contains('\\') {
-                                let line = source[..j].matches('\n').count() + 1;
                                 let value = decode_python_literal(raw).map_err(|why| {
+                                    let line = source[..j].matches('\n').count() + 1;
                                     crate::Error::new(crate::ErrorKind::TemplateSyntax, format!("string literal: {why} (line {line})"))
                                         .with_location(line, 1)
                                 })?;
