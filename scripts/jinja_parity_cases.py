@@ -55,6 +55,8 @@ CASES = [
  ("Undefined is callable; odd/even of a string is printf formatting", "{{ missing is callable }}{{ '%s' is even }}{{ 3.0 is odd }}", {}),
  ("", "{{ 'x' is odd }}", {}),
  ("Undefined|reverse is an empty iterator", "{{ missing|reverse }}|{{ missing|reverse|list }}", {}),
+ ("floats print as Python's repr (also through ~); splitlines on every Python line boundary; sum of Undefined raises", "{{ 'x' ~ 1e20 ~ '|' ~ 1e-05 ~ '|' ~ 1e15 }}|{{ '\\v'.splitlines() }}{{ 'a\\fb'.splitlines() }}", {}),
+ ("", "{{ [1, missing]|sum }}", {}),
  ("a for loop's else block scopes its assignments", "{% for x in [] %}{% else %}{% set y = 1 %}{% endfor %}[{{ y }}]", {}),
 ]
 rows = []

@@ -26,6 +26,13 @@ pub fn add_python_filters(env: &mut Environment<'static>) {
         if start.as_ref().or(named.as_ref()).is_some_and(|s| s.kind() == ValueKind::String) {
             return Err(Error::new(ErrorKind::InvalidOperation, "sum() can't sum strings [use ''.join(seq) instead]"));
         }
+        // Undefined items raise (Undefined + int); an iterator is walked once.
+        let v = if v.kind() == ValueKind::Iterable && v.len().is_none() { Value::from(v.try_iter()?.collect::<Vec<_>>()) } else { v };
+        if attribute.is_none() && matches!(v.kind(), ValueKind::Seq | ValueKind::Iterable) {
+            for item in v.try_iter()? {
+                undefined_raises(&item)?;
+            }
+        }
         minijinja::filters::sum(s, v, attribute, start, kwargs)
     });
     env.add_filter("abs", |v: Value| {
@@ -166,7 +173,7 @@ fn striptags(s: &str) -> String {
 }
 
 /// Python's `str.splitlines()`: splits on every line boundary Python knows, drops the final empty piece.
-fn splitlines(s: &str) -> Vec<&str> {
+pub(crate) fn splitlines(s: &str) -> Vec<&str> {
     let mut lines = Vec::new();
     let mut start = 0;
     let mut chars = s.char_indices().peekable();

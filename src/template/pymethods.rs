@@ -97,6 +97,22 @@ fn string_method(s: &str, method: &str, args: &[Value]) -> Option<Result<Value, 
                     .collect::<String>(),
             )
         }),
+        // Python's line boundaries (\v, \f, \x1c…, \u2028…), not only \n and \r.
+        "splitlines" => from_args::<(Option<bool>,)>(args).map(|(keepends,)| {
+            let parts = super::pyfilters::splitlines(s);
+            if !keepends.unwrap_or(false) {
+                return Value::from(parts.iter().map(|p| Value::from(*p)).collect::<Vec<_>>());
+            }
+            // With the ends: each part up to the next part's start.
+            let mut out = Vec::new();
+            let base = s.as_ptr() as usize;
+            for (i, p) in parts.iter().enumerate() {
+                let start = p.as_ptr() as usize - base;
+                let end = parts.get(i + 1).map_or(s.len(), |n| n.as_ptr() as usize - base);
+                out.push(Value::from(&s[start..end]));
+            }
+            Value::from(out)
+        }),
         "casefold" => from_args::<()>(args).map(|()| Value::from(s.to_lowercase())),
         // Python's `str.title`: upper case after anything that is not a cased letter (`[/Inst]`).
         "title" => from_args::<()>(args).map(|()| {

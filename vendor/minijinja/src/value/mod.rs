@@ -980,6 +980,34 @@ impl fmt::Debug for Value {
     }
 }
 
+/// PATCH(chat-autoparser): Python's `repr` of a finite float: the shortest round-trip digits, in fixed
+/// notation for exponents -4..16 (with `.0` when whole), else `d.ddde+XX`.
+fn python_float_str(val: f64) -> String {
+    let sci = format!("{val:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let (sign, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => ("-", m),
+        None => ("", mantissa),
+    };
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    if (-4..16).contains(&exp) {
+        let point = exp + 1;
+        let body = if point <= 0 {
+            format!("0.{}{digits}", "0".repeat((-point) as usize))
+        } else if point as usize >= digits.len() {
+            format!("{digits}{}.0", "0".repeat(point as usize - digits.len()))
+        } else {
+            format!("{}.{}", &digits[..point as usize], &digits[point as usize..])
+        };
+        format!("{sign}{body}")
+    } else {
+        let rest = &digits[1..];
+        let mant = if rest.is_empty() { digits[..1].to_string() } else { format!("{}.{rest}", &digits[..1]) };
+        format!("{sign}{mant}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
+    }
+}
+
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
@@ -987,17 +1015,14 @@ impl fmt::Display for Value {
             ValueRepr::Bool(val) => f.write_str(if val { "True" } else { "False" }),
             ValueRepr::U64(val) => val.fmt(f),
             ValueRepr::I64(val) => val.fmt(f),
+            // PATCH(chat-autoparser): Python's `repr(float)` (`1e+16`, `1e-05`, `nan`), as Jinja2 prints.
             ValueRepr::F64(val) => {
                 if val.is_nan() {
-                    f.write_str("NaN")
+                    f.write_str("nan")
                 } else if val.is_infinite() {
                     write!(f, "{}inf", if val.is_sign_negative() { "-" } else { "" })
                 } else {
-                    let mut num = val.to_string();
-                    if !num.contains('.') {
-                        num.push_str(".0");
-                    }
-                    write!(f, "{num}")
+                    f.write_str(&python_float_str(val))
                 }
             }
             ValueRepr::None => f.write_str("None"),
