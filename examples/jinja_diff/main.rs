@@ -166,10 +166,18 @@ struct Minimizer {
     worker: Worker,
     kind: Kind,
     tests: usize,
+    /// Minimising stops here (a program near the reference's time limit makes every test slow).
+    deadline: Instant,
 }
+
+/// Most time one difference's minimisation may take.
+const MINIMIZE_SECS: u64 = 60;
 
 impl Minimizer {
     fn still(&mut self, template: &str, context: &Value) -> bool {
+        if Instant::now() > self.deadline {
+            return false;
+        }
         self.tests += 1;
         let py = self.worker.render(template, context);
         let ours = render_ours(template, context);
@@ -381,7 +389,8 @@ fn remove_path(v: &mut Value, path: &[Value]) -> bool {
 }
 
 fn minimize(worker: Worker, kind: Kind, template: &str, context: &Value) -> (String, Value, Worker) {
-    let mut m = Minimizer { worker, kind, tests: 0 };
+    let deadline = Instant::now() + std::time::Duration::from_secs(MINIMIZE_SECS);
+    let mut m = Minimizer { worker, kind, tests: 0, deadline };
     let units = m.shrink_units(tag_units(template), context);
     let units = m.unwrap_blocks(units, context);
     let units = m.shrink_units(units.concat().split_inclusive(['}', '%', ' ']).map(str::to_string).collect(), context);
