@@ -17,7 +17,9 @@ pub fn call(value: &Value, method: &str, args: &[Value]) -> Option<Result<Value,
         ValueKind::String => string_method(value.as_str().unwrap_or_default(), method, args),
         // `d.get(k, default)` gives the default as it is (an `Undefined` default prints as nothing).
         ValueKind::Map if method == "get" && args.len() == 2 && !args[1].is_kwargs() => {
-            Some(value.get_item(&args[0]).map(|v| if v.is_undefined() { args[1].clone() } else { v }))
+            // A key that is there gives its value, even an undefined one.
+            let present = value.try_iter().is_ok_and(|mut keys| keys.any(|k| k == args[0]));
+            Some(if present { value.get_item(&args[0]) } else { Ok(args[1].clone()) })
         }
         ValueKind::Seq => match method {
             "index" => Some(list_index(value, args)),

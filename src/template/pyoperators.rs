@@ -207,8 +207,9 @@ fn unknown_name(ast: &Stmt<'_>) -> Option<String> {
             }
             Stmt::ForLoop(l) => {
                 expr(&l.iter, soft, out);
+                // The loop's `if` filter is checked at run time, as in an `if`.
                 if let Some(f) = &l.filter_expr {
-                    expr(f, false, out);
+                    expr(f, true, out);
                 }
                 l.body.iter().for_each(|st| visit(st, false, out));
                 l.else_body.iter().for_each(|st| visit(st, soft, out));
