@@ -56,7 +56,7 @@ enum Opens {
     Fence,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum State {
     Content,
     Reasoning { pair: usize },
@@ -64,7 +64,7 @@ enum State {
 }
 
 /// The generic output parser.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct GenericParser {
     // Shared so a step can hold the marker list while it mutates the parser.
     config: Rc<GenericConfig>,

@@ -39,6 +39,12 @@ pub trait OutputParser {
     fn stopped(&self) -> bool {
         false
     }
+    /// An independent copy in the same state, when the parser can make one: a parser built and
+    /// prefilled once per request options is copied for each response instead of built again
+    /// (`session`'s parser cache). `None`: build a new one each time.
+    fn fork(&self) -> Option<Box<dyn OutputParser>> {
+        None
+    }
 }
 
 pub mod auto;
