@@ -47,6 +47,25 @@ const exported = [...glue.matchAll(/^export (?:class|function) (\w+)/gm)].map((m
 glue = glue.replace(/^export (class|function) /gm, '$1 ');
 glue = replaceOnce(glue, 'export { initSync, __wbg_init as default };', '');
 if (/^export /m.test(glue)) fail('an export the bundler does not know');
+// Strings into wasm: the glue copies the ASCII prefix one character at a time in JS before handing the rest to
+// `encodeInto`, which made passing a 30 KB reply cost as much as parsing it (issue #25). One `encodeInto` into
+// a buffer as long as the string does the same for the ASCII prefix natively, then the rest goes on as before
+// (the same bytes: `encodeInto` stops at the first character that does not fit, `read` tells where).
+glue = replaceOnce(glue, `    for (; offset < len; offset++) {
+        const code = arg.charCodeAt(offset);
+        if (code > 0x7F) break;
+        mem[ptr + offset] = code;
+    }
+    if (offset !== len) {
+        if (offset !== 0) {
+            arg = arg.slice(offset);
+        }`, `    const ascii = cachedTextEncoder.encodeInto(arg, mem.subarray(ptr, ptr + len));
+    offset = ascii.written;
+    if (ascii.read !== len || offset !== len) {
+        offset = ascii.read === offset ? offset : 0;
+        if (offset !== 0) {
+            arg = arg.slice(offset);
+        }`);
 const WASM_URL = `new URL('${NAME}_bg.wasm', import.meta.url)`;
 replaceOnce(glue, WASM_URL, WASM_URL);
 

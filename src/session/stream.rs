@@ -97,6 +97,27 @@ impl StreamParser {
         parser
     }
 
+    /// An independent copy in the same state, when its output parser can make one (see
+    /// [`crate::parse::OutputParser::fork`]). A poisoned parser is not copied.
+    pub fn fork(&self) -> Option<StreamParser> {
+        if self.failed.is_some() {
+            return None;
+        }
+        Some(StreamParser {
+            inner: self.inner.fork()?,
+            message: self.message.clone(),
+            is_partial: self.is_partial,
+            strict: self.strict,
+            finish_reason: self.finish_reason,
+            initial: self.initial.clone(),
+            failed: None,
+            finished: self.finished,
+            unreturned: self.unreturned.clone(),
+            ids: self.ids.clone(),
+            inline_reasoning: self.inline_reasoning,
+        })
+    }
+
     /// Consume a chunk of model output; returns the deltas it completed.
     pub fn push(&mut self, chunk: &str) -> Vec<Delta> {
         let mut out = Vec::new();
@@ -173,6 +194,11 @@ impl StreamParser {
     /// The message as parsed so far.
     pub fn message(&self) -> &Message {
         &self.message
+    }
+
+    /// The message, taking it out of the parser.
+    pub fn into_message(self) -> Message {
+        self.message
     }
 
     /// True once the output reached a stop marker after which nothing more is expected.
