@@ -1,6 +1,7 @@
 // Type test of the adapter subpaths against the shipped declarations (strict).
 import { ChatTemplate, type Delta } from 'chat-autoparser';
-import { ChatCompletionChunker, completionsToChatChunks, chatChunksToSSE, toChatCompletionChunk, finalChatCompletionChunk, finishReasonOf, type ChatCompletionChunk, type FinishReason } from 'chat-autoparser/openai';
+import { ChatCompletionChunker, completionsToChatChunks, chatChunksToSSE, toChatCompletionChunk, finalChatCompletionChunk, finishReasonOf, accumulateReasoning, type ChatCompletionChunk, type FinishReason } from 'chat-autoparser/openai';
+import { ChatCompletionStream } from 'openai/lib/ChatCompletionStream';
 import { chatAutoparserMiddleware, toOpenAITools } from 'chat-autoparser/ai-sdk';
 import { createTextSink, parseTextStream } from 'chat-autoparser/engines';
 import { wrapLanguageModel } from 'ai';
@@ -9,6 +10,7 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 declare const source: string;
 declare const rawModel: LanguageModelV4;
 declare const delta: Delta;
+declare const openaiStream: ChatCompletionStream;
 
 const tmpl = new ChatTemplate(source);
 const chunker = new ChatCompletionChunker(tmpl, { tools: [] }, { id: 'x', model: 'm' });
@@ -28,4 +30,5 @@ const cut: boolean = sink.cutInsideCall;
 async function iterate() {
   for await (const d of parseTextStream(['a', 'b'], source)) void d;
 }
-void [reason, one, last, sse, model, tools, sink.end(), cut, iterate];
+const whole: Promise<string | null | undefined> = accumulateReasoning(openaiStream).finalMessage().then((m) => m.content);
+void [reason, one, last, sse, model, tools, sink.end(), cut, iterate, whole];
