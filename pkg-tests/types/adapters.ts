@@ -1,4 +1,5 @@
-// Type test of the adapter subpaths against the shipped declarations (strict).
+// Type test of the adapter subpaths against the shipped declarations (strict), compiled in the fresh ai 7 project
+// (pkg-tests/fresh-projects.test.mjs: the packed package, ai 7, @ai-sdk/provider 4, openai).
 import { ChatTemplate, type Delta } from 'chat-autoparser';
 import { ChatCompletionChunker, completionsToChatChunks, chatChunksToSSE, toChatCompletionChunk, finalChatCompletionChunk, finishReasonOf, accumulateReasoning, type ChatCompletionChunk, type FinishReason } from 'chat-autoparser/openai';
 import { ChatCompletionStream } from 'openai/lib/ChatCompletionStream';
