@@ -71,7 +71,7 @@ test('npm pack ships what a user needs and nothing else', () => {
     'package.json',
     'pkg/node/chat_autoparser.d.ts', 'pkg/node/chat_autoparser.js', 'pkg/node/index.d.mts', 'pkg/node/index.mjs', 'pkg/node/package.json',
     'pkg/web/chat_autoparser.d.ts', 'pkg/web/chat_autoparser.js', 'pkg/web/chat_autoparser_bg.wasm', 'pkg/web/deno.js', 'pkg/web/package.json',
-    'pkg/web/workerd.js',
+    'pkg/web/wasm.d.ts', 'pkg/web/workerd.js',
   ]);
   // Every export and the bin point into the tarball.
   const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));

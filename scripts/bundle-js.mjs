@@ -144,6 +144,9 @@ export default api.init;
 mkdirSync(join(root, 'pkg/web'), { recursive: true });
 mkdirSync(join(root, 'pkg/node'), { recursive: true });
 writeFileSync(join(root, 'pkg/web', `${NAME}.js`), web);
+// `chat-autoparser/wasm` and `chat-autoparser/chat_autoparser.wasm`: what a bundler makes of a .wasm import
+// (wrangler: a WebAssembly.Module; esbuild's file loader, Vite's ?url: its URL), for init().
+writeFileSync(join(root, 'pkg/web/wasm.d.ts'), '/** The wasm file, as your bundler imports it: a WebAssembly.Module (wrangler) or its URL (esbuild\'s file loader). Pass it to init(). */\ndeclare const wasm: WebAssembly.Module | string;\nexport default wasm;\n');
 writeFileSync(join(root, 'pkg/web/workerd.js'), moduleEntry(`import wasmModule from './${NAME}_bg.wasm';`));
 writeFileSync(join(root, 'pkg/web/deno.js'), moduleEntry(`import source wasmModule from './${NAME}_bg.wasm';`));
 writeFileSync(join(root, 'pkg/web/package.json'), '{ "type": "module" }\n');
