@@ -59,6 +59,32 @@ test('a Qwen3-Coder tool call, whole and streamed one character at a time', () =
   p.free();
 });
 
+test('finishReason: stop or tool_calls for a normal end, length inside a call, on the parser and the message (none while partial)', () => {
+  const src = templateSource('NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja');
+  const call = 'Let me check. <tool_call>\n{"name": "get_weather", "arguments": {"location": "Paris"}}\n</tool_call>';
+  assert.equal(parseOutput(src, 'Hello there.', { tools: WEATHER }).finishReason, 'stop');
+  assert.equal(parseOutput(src, call, { tools: WEATHER }).finishReason, 'tool_calls');
+  assert.equal(parseOutput(src, call, { tools: WEATHER, diagnostics: true }).message.finishReason, 'tool_calls');
+  assert.equal(parseOutput(src, call, { tools: WEATHER, isPartial: true }).finishReason, undefined);
+  const p = new StreamParser(src, { tools: WEATHER });
+  p.push(call);
+  assert.equal(p.finishReason, null, 'not finished yet');
+  assert.equal(p.message.finishReason, undefined);
+  p.finish();
+  assert.equal(p.finishReason, 'tool_calls');
+  assert.deepEqual(p.message, parseOutput(src, call, { tools: WEATHER }), 'the streamed message is the whole-text one');
+  const partial = new StreamParser(src, { tools: WEATHER, isPartial: true });
+  partial.push('Hello');
+  partial.finish();
+  assert.equal(partial.finishReason, null);
+  // strict: finish() throws at a cut call, and the parser still says why it ended.
+  const strict = new StreamParser(src, { tools: WEATHER, strict: true });
+  strict.push(call.slice(0, 50));
+  assert.throws(() => strict.finish(), (e) => e.kind === 'Parse');
+  assert.equal(strict.finishReason, 'length');
+  assert.equal(strict.message.finishReason, 'length');
+});
+
 test('a truncated tool call: kept with finishReason length; strict: finish throws a Parse error with the offset', () => {
   const src = templateSource('NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja');
   const text = 'Hi <tool_call>\n{"name": "get_weather", "arguments": {"location": "Par';
