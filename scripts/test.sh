@@ -18,6 +18,9 @@ fi
 cargo test --doc >>"$log" 2>&1 || { echo "doc tests failed"; tail -40 "$log"; exit 1; }
 # The core must not depend on wasm crates when built natively.
 if cargo tree -e normal 2>/dev/null | grep -q wasm-bindgen; then echo "wasm-bindgen leaked into the native build"; exit 1; fi
+echo; echo "== jinja_diff: generated templates rendered by us and by Python Jinja2 (transformers' environment)"
+# CI-sized: a fixed seed, at most 100 s; long runs by hand (BENCHMARKS.md "Differential template fuzzing").
+cargo run --quiet --example jinja_diff -- 3000 "${JINJA_DIFF_SEED:-27}" --budget-secs 100
 echo; echo "== response_template cross-check against transformers' parse_response"
 python3 scripts/response_template_crosscheck.py
 echo; echo "== build wasm"

@@ -86,6 +86,16 @@ pub fn build_environment(limits: Limits, now: i64, flavor: Flavor) -> Environmen
         env.add_filter("tojson", tojson);
     }
     env.add_function("namespace", super::pylist::namespace);
+    // Python's `dict(x)` looks up `x.keys`, which an `Undefined` refuses.
+    env.add_function("dict", |args: minijinja::value::Rest<Value>, kwargs: minijinja::value::Kwargs| -> Result<Value, Error> {
+        for v in args.iter() {
+            super::pyfilters::undefined_raises(v)?;
+        }
+        if args.len() > 1 {
+            return Err(Error::new(ErrorKind::InvalidOperation, format!("dict expected at most 1 argument, got {}", args.len())));
+        }
+        minijinja::functions::dict(args.first().cloned(), kwargs)
+    });
     env.add_filter("length", length);
     env.add_filter("string", string);
     env.add_filter("join", join);
@@ -109,12 +119,70 @@ pub fn build_environment(limits: Limits, now: i64, flavor: Flavor) -> Environmen
     env.set_formatter(python_formatter);
     // Jinja2 defines `self` (the template's blocks); chat templates have no blocks, so `self.X` is undefined.
     env.add_global("self", Value::from_object(TemplateSelf));
+    env.add_test("odd", |v: Value| divisible(&v, &Value::from(2)).map(|r| r.is_some_and(|r| r == 1.0)));
+    env.add_test("even", |v: Value| divisible(&v, &Value::from(2)).map(|r| r == Some(0.0)));
+    env.add_test("divisibleby", |v: Value, n: Value| divisible(&v, &n).map(|r| r == Some(0.0)));
+    // Python: `len(value)` and `value.__getitem__` work (strings, lists, tuples, dicts and Undefined).
+    env.add_test("sequence", |v: Value| {
+        matches!(v.kind(), ValueKind::String | ValueKind::Seq | ValueKind::Map | ValueKind::Undefined)
+            || v.kind() == ValueKind::Iterable && v.len().is_some()
+    });
+    // Jinja2's `Undefined` has a `__call__` (that raises): callable.
+    env.add_test("callable", |v: Value| matches!(v.kind(), ValueKind::Plain | ValueKind::Undefined));
+    // Python's `str(value).islower()` / `.isupper()`: some cased character, all of one case.
+    env.add_test("lower", |v: Value| -> Result<bool, Error> { Ok(cased(&v, true)?) });
+    env.add_test("upper", |v: Value| -> Result<bool, Error> { Ok(cased(&v, false)?) });
+    env.remove_test("int");
     // Python: None and numbers are not iterable; Jinja2's Undefined is.
     env.add_test("iterable", |v: Value| {
         matches!(v.kind(), ValueKind::Seq | ValueKind::Map | ValueKind::Iterable | ValueKind::String | ValueKind::Undefined)
             || v.try_iter().is_ok() && !matches!(v.kind(), ValueKind::None | ValueKind::Number | ValueKind::Bool)
     });
     env
+}
+
+fn cased(v: &Value, lower: bool) -> Result<bool, Error> {
+    let mut s = String::new();
+    if v.kind() == ValueKind::String {
+        s.push_str(v.as_str().unwrap_or_default());
+    } else {
+        python_repr(&mut s, v, true, 0)?;
+    }
+    let mut any = false;
+    for c in s.chars() {
+        if c.is_lowercase() || c.is_uppercase() {
+            any = true;
+            if c.is_lowercase() != lower {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(any)
+}
+
+/// Python's `value % n` for the `odd` / `even` / `divisibleby` tests: the remainder of numbers and bools
+/// (`None` for NaN); a string is printf-formatted (its result is no number: `None`, or Python's error);
+/// `Undefined` and anything else raise.
+fn divisible(v: &Value, n: &Value) -> Result<Option<f64>, Error> {
+    if v.kind() == ValueKind::String {
+        return super::pyformat::percent(v.as_str().unwrap_or_default(), n).map(|_| None);
+    }
+    let x = number_operand(v)?;
+    let n = number_operand(n)?;
+    if n == 0.0 {
+        return Err(Error::new(ErrorKind::InvalidOperation, "integer modulo by zero"));
+    }
+    let r = x % n;
+    let r = if r != 0.0 && (r < 0.0) != (n < 0.0) { r + n } else { r };
+    Ok(if r.is_nan() { None } else { Some(r) })
+}
+
+fn number_operand(v: &Value) -> Result<f64, Error> {
+    super::pyfilters::undefined_raises(v)?;
+    match v.kind() {
+        ValueKind::Number | ValueKind::Bool => f64::try_from(v.clone()).or_else(|_| Ok(if v.is_true() { 1.0 } else { 0.0 })),
+        _ => Err(Error::new(ErrorKind::InvalidOperation, "unsupported operand type(s) for %")),
+    }
 }
 
 /// `length` / `count`, as minijinja's, except that a lazy sequence (a chain of `a + b`) is counted
@@ -164,6 +232,14 @@ fn join(
     kwargs: minijinja::value::Kwargs,
 ) -> Result<Value, Error> {
     super::pyoperators::not_none(value)?;
+    // An iterator is walked once (it is consumed): its items are collected first.
+    let collected;
+    let value = if value.kind() == ValueKind::Iterable && value.len().is_none() {
+        collected = Value::from(value.try_iter()?.collect::<Vec<_>>());
+        &collected
+    } else {
+        value
+    };
     let is_container = |v: &Value| matches!(v.kind(), ValueKind::Seq | ValueKind::Map | ValueKind::Iterable);
     let mut containers = false;
     if attribute.is_none() && is_container(value) && value.kind() != ValueKind::Map {
@@ -246,6 +322,8 @@ pub(crate) fn python_repr(out: &mut String, value: &Value, top: bool, depth: usi
 fn python_repr_inner(out: &mut String, value: &Value, top: bool, depth: usize) -> Result<(), Error> {
     match value.kind() {
         ValueKind::None => out.push_str("None"),
+        // Jinja2's `Undefined.__repr__`, as printed inside a container.
+        ValueKind::Undefined if !top => out.push_str("Undefined"),
         ValueKind::Undefined => {}
         ValueKind::Bool => out.push_str(if value.is_true() { "True" } else { "False" }),
         ValueKind::Number if !value.is_integer() => {
@@ -268,6 +346,7 @@ fn python_repr_inner(out: &mut String, value: &Value, top: bool, depth: usize) -
                     '\n' => out.push_str("\\n"),
                     '\r' => out.push_str("\\r"),
                     '\t' => out.push_str("\\t"),
+                    c if !printable(c) => out.push_str(&python_escape(c)),
                     c if c == quote => {
                         out.push('\\');
                         out.push(c);
@@ -280,7 +359,8 @@ fn python_repr_inner(out: &mut String, value: &Value, top: bool, depth: usize) -
         // A sized iterable is a lazy list concatenation (`l + l`): a list to Python, and minijinja's
         // own `Display` of it is unbounded.
         ValueKind::Seq | ValueKind::Iterable if value.kind() == ValueKind::Seq || value.len().is_some() => {
-            out.push('[');
+            let tuple = value.is_tuple();
+            out.push(if tuple { '(' } else { '[' });
             if let Ok(iter) = value.try_iter() {
                 // `checked`: an item that is an error (a spent walk budget) ends printing with it.
                 for (i, item) in iter.checked().enumerate() {
@@ -290,7 +370,10 @@ fn python_repr_inner(out: &mut String, value: &Value, top: bool, depth: usize) -
                     python_repr(out, &item?, false, depth + 1)?;
                 }
             }
-            out.push(']');
+            if tuple && value.len() == Some(1) {
+                out.push(',');
+            }
+            out.push(if tuple { ')' } else { ']' });
         }
         ValueKind::Map => {
             out.push('{');
@@ -311,6 +394,23 @@ fn python_repr_inner(out: &mut String, value: &Value, top: bool, depth: usize) -
         }
     }
     Ok(())
+}
+
+/// Python's `str.isprintable()` for one character: not a control, format or separator character (space
+/// aside). The format and separator characters are listed; Python consults the full Unicode table.
+fn printable(c: char) -> bool {
+    !(c.is_control()
+        || matches!(c, '\u{a0}' | '\u{ad}' | '\u{600}'..='\u{605}' | '\u{61c}' | '\u{6dd}' | '\u{70f}' | '\u{1680}' | '\u{180e}' | '\u{2000}'..='\u{200f}'
+            | '\u{2028}'..='\u{202f}' | '\u{205f}'..='\u{2064}' | '\u{2066}'..='\u{206f}' | '\u{3000}' | '\u{e000}'..='\u{f8ff}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}'))
+}
+
+/// How Python's `repr` writes a character that is not printable.
+fn python_escape(c: char) -> String {
+    match c as u32 {
+        n @ 0..=0xff => format!("\\x{n:02x}"),
+        n @ 0x100..=0xffff => format!("\\u{n:04x}"),
+        n => format!("\\U{n:08x}"),
+    }
 }
 
 /// Days since 1970-01-01 → (year, month, day), proleptic Gregorian.
@@ -405,8 +505,54 @@ pub fn strftime(fmt: &str, unix_seconds: i64) -> String {
             Some('T') => {
                 let _ = write!(out, "{hh:02}:{mm:02}:{ss:02}");
             }
-            Some('Z') => out.push_str("UTC"),
-            Some('z') => out.push_str("+0000"),
+            // transformers formats `datetime.now()`, a naive time: no zone name, no offset.
+            Some('Z') | Some('z') => {}
+            Some('P') => out.push_str(if hh < 12 { "am" } else { "pm" }),
+            Some('k') => {
+                let _ = write!(out, "{hh:>2}");
+            }
+            Some('l') => {
+                let h12 = if hh % 12 == 0 { 12 } else { hh % 12 };
+                let _ = write!(out, "{h12:>2}");
+            }
+            Some('s') => {
+                let _ = write!(out, "{unix_seconds}");
+            }
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('C') => num(&mut out, y.div_euclid(100), 2),
+            Some('D') | Some('x') => {
+                let _ = write!(out, "{m:02}/{d:02}/{:02}", y.rem_euclid(100));
+            }
+            Some('R') => {
+                let _ = write!(out, "{hh:02}:{mm:02}");
+            }
+            Some('X') => {
+                let _ = write!(out, "{hh:02}:{mm:02}:{ss:02}");
+            }
+            Some('r') => {
+                let h12 = if hh % 12 == 0 { 12 } else { hh % 12 };
+                let _ = write!(out, "{h12:02}:{mm:02}:{ss:02} {}", if hh < 12 { "AM" } else { "PM" });
+            }
+            Some('c') => {
+                let _ = write!(out, "{} {} {d:>2} {hh:02}:{mm:02}:{ss:02} {y}", &weekday[..3], &month[..3]);
+            }
+            // Week of the year, weeks starting on Sunday / Monday (days before the first are week 0).
+            Some('U') => num(&mut out, (doy - 1 + 7 - ((wd as i64 + 1) % 7)) / 7, 2),
+            Some('W') => num(&mut out, (doy - 1 + 7 - wd as i64) / 7, 2),
+            Some(c @ ('G' | 'V' | 'g')) => {
+                // ISO 8601: the week (Monday first) holding the year's first Thursday is week 1.
+                let thursday = days - wd as i64 + 3;
+                let (iso_year, _, _) = civil_from_days(thursday);
+                let week = (thursday - days_from_civil(iso_year, 1, 1)) / 7 + 1;
+                match c {
+                    'G' => {
+                        let _ = write!(out, "{iso_year}");
+                    }
+                    'V' => num(&mut out, week, 2),
+                    _ => num(&mut out, iso_year.rem_euclid(100), 2),
+                }
+            }
             Some('%') => out.push('%'),
             Some(other) => {
                 out.push('%');
@@ -442,6 +588,17 @@ mod tests {
         assert_eq!(strftime("%Y-%m-%d %j", 951_782_400), "2000-02-29 060");
         assert_eq!(strftime("%Y-%m-%d %j", -62_135_596_800), "1-01-01 001");
         assert_eq!(strftime("%Y-%m-%d %j", 253_402_300_799), "9999-12-31 365");
+        // Python's (glibc) week numbers, ISO years and locale-free forms (jinja_diff, issue #27).
+        for (t, want) in [
+            (0, "00 00 1970 01 70 Thu Jan  1 00:00:00 1970 19"),
+            (951_782_400, "09 09 2000 09 00 Tue Feb 29 00:00:00 2000 20"),
+            (1_704_067_200, "00 01 2024 01 24 Mon Jan  1 00:00:00 2024 20"),
+            (1_735_603_200, "52 53 2025 01 25 Tue Dec 31 00:00:00 2024 20"),
+            (1_609_459_200, "00 00 2020 53 20 Fri Jan  1 00:00:00 2021 20"),
+        ] {
+            assert_eq!(strftime("%U %W %G %V %g %c %C", t), want, "{t}");
+        }
+        assert_eq!(strftime("[%Z%z]%k|%l|%s|%D|%R|%r|%x|%X", 1_721_995_200), "[]12|12|1721995200|07/26/24|12:00|12:00:00 PM|07/26/24|12:00:00");
     }
 
     #[test]

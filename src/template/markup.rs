@@ -17,7 +17,7 @@
 //! which writes `&quot;`, `&#x27;` and escapes `/`). The operators are in pyoperators.rs.
 
 use super::env::python_repr;
-use minijinja::value::{from_args, Kwargs, Rest, Value, ValueKind, ValueOrKwargs};
+use minijinja::value::{Kwargs, Rest, Value, ValueKind, ValueOrKwargs};
 use minijinja::{Environment, Error, State};
 
 /// Register `safe`, `escape`/`e`, `forceescape` and `format`. `plain_safe`: `safe` gives a plain string
@@ -73,7 +73,7 @@ pub fn escape_value(v: &Value) -> Result<Value, Error> {
 }
 
 /// An argument of `Markup % …` or `Markup.format(…)`: strings escaped, numbers as they are.
-fn escape_argument(v: &Value) -> Result<Value, Error> {
+pub(crate) fn escape_argument(v: &Value) -> Result<Value, Error> {
     match v.kind() {
         ValueKind::Number | ValueKind::Bool => Ok(v.clone()),
         ValueKind::Map if !v.is_kwargs() => {
@@ -107,13 +107,26 @@ fn escape_arguments(values: &[Value]) -> Result<Vec<Value>, Error> {
 
 /// `format` (printf style), escaping the arguments when the format string is a `Markup` as MarkupSafe's
 /// `__mod__` does (minijinja's own escaping there is HTML's, not MarkupSafe's).
-fn format(state: &mut State, format_str: &Value, args: Rest<ValueOrKwargs>) -> Result<Value, Error> {
+fn format(_state: &mut State, format_str: &Value, args: Rest<ValueOrKwargs>) -> Result<Value, Error> {
     let mut values = args.0.into_iter().map(ValueOrKwargs::into_value).collect::<Vec<_>>();
     if is_markup(format_str) {
         values = escape_arguments(&values)?;
     }
-    let (rest,): (Rest<ValueOrKwargs>,) = from_args(&values)?;
-    minijinja::filters::format(state, format_str, rest)
+    // Jinja2's `do_format`: `soft_str(value) % (kwargs or args)`.
+    let (kwargs, positional): (Vec<Value>, Vec<Value>) = values.into_iter().partition(Value::is_kwargs);
+    let fmt = python_str(format_str)?;
+    let out = match (kwargs.first(), positional.is_empty()) {
+        (Some(_), false) => return Err(Error::new(minijinja::ErrorKind::InvalidOperation, "can't handle positional and keyword arguments at the same time")),
+        (Some(kw), true) => {
+            let mut pairs = Vec::new();
+            for key in kw.try_iter()? {
+                pairs.push((key.clone(), kw.get_item(&key)?));
+            }
+            super::pyformat::printf(&fmt, &[], Some(&Value::from_pairs(pairs)))?
+        }
+        (None, _) => super::pyformat::printf(&fmt, &positional, None)?,
+    };
+    Ok(if is_markup(format_str) { Value::from_safe_string(out) } else { Value::from(out) })
 }
 
 /// String methods (minijinja-contrib's pycompat) as `Markup`'s when called on one: the result is a
@@ -122,6 +135,9 @@ fn format(state: &mut State, format_str: &Value, args: Rest<ValueOrKwargs>) -> R
 pub fn unknown_method(state: &mut State, value: &Value, method: &str, args: &[Value]) -> Result<Value, Error> {
     use minijinja_contrib::pycompat::unknown_method_callback as pycompat;
     if !is_markup(value) {
+        if let Some(r) = super::pymethods::call(value, method, args) {
+            return r;
+        }
         return pycompat(state, value, method, args);
     }
     // MarkupSafe 3 escapes only the inserted text: `replace`'s `new` and the `fillchar` of the padders.
@@ -132,14 +148,19 @@ pub fn unknown_method(state: &mut State, value: &Value, method: &str, args: &[Va
         }
         Ok(args)
     };
+    // pycompat, or our Python methods where it has none.
+    let call = |state: &mut State, method: &str, args: &[Value]| match super::pymethods::call(value, method, args) {
+        Some(r) => r,
+        None => pycompat(state, value, method, args),
+    };
     let mark = |v: Value| match v.as_str() {
         Some(s) if v.kind() == ValueKind::String => Value::from_safe_string(s.to_string()),
         _ => v,
     };
     match method {
-        "replace" | "ljust" | "rjust" | "center" => Ok(mark(pycompat(state, value, method, &escaped_at(1)?)?)),
+        "replace" | "ljust" | "rjust" | "center" => Ok(mark(call(state, method, &escaped_at(1)?)?)),
         "capitalize" | "title" | "lower" | "upper" | "lstrip" | "rstrip" | "strip" | "translate" | "expandtabs" | "swapcase"
-        | "zfill" | "casefold" | "removeprefix" | "removesuffix" => Ok(mark(pycompat(state, value, method, args)?)),
+        | "zfill" | "casefold" | "removeprefix" | "removesuffix" => Ok(mark(call(state, method, args)?)),
         "format" => Ok(mark(pycompat(state, value, method, &escape_arguments(args)?)?)),
         "join" => {
             let [items] = args else { return pycompat(state, value, method, args) };
@@ -147,11 +168,11 @@ pub fn unknown_method(state: &mut State, value: &Value, method: &str, args: &[Va
             Ok(mark(pycompat(state, value, method, &[Value::from(items?)])?))
         }
         "split" | "rsplit" | "splitlines" => {
-            let parts = pycompat(state, value, method, args)?;
+            let parts = call(state, method, args)?;
             let parts: Vec<Value> = parts.try_iter()?.map(mark).collect();
             Ok(Value::from(parts))
         }
-        _ => pycompat(state, value, method, args),
+        _ => call(state, method, args),
     }
 }
 

@@ -210,10 +210,43 @@ pub fn namespace(defaults: Option<ValueOrKwargs>) -> Result<Value, Error> {
     minijinja::functions::namespace(arg)
 }
 
-/// What Jinja2's `map` / `select` / `reject` / `selectattr` / `rejectattr` return: a Python generator.
-/// It iterates like a list, is always truthy, has no length and is not JSON serializable, as in Python.
+/// What Jinja2's `map` / `select` / `reject` / `selectattr` / `rejectattr` / `items` / `unique` / `batch` /
+/// `slice` return, and `reverse` of a list: a Python iterator. Like Python's, it is consumed by iterating
+/// (`g|first` takes one item, a second `g|list` is empty), always truthy, has no length, no items by index
+/// (`g[0]` is undefined) and no JSON form, and prints as `<generator object sync_do_map at 0x…>` (the
+/// address is a constant here).
 #[derive(Debug)]
-pub struct PyGenerator(Vec<Value>);
+pub struct PyGenerator {
+    /// What Python prints before ` at 0x…`: `generator object sync_do_map`, `list_reverseiterator object`.
+    name: &'static str,
+    items: Mutex<std::collections::VecDeque<Value>>,
+    /// A generator function's body runs when it is first iterated: a filter that failed (`0|select`,
+    /// `map('nope')`) gives a generator that raises then, as in Python.
+    error: Mutex<Option<Error>>,
+}
+
+/// The address a generator prints with (Python prints the object's, which differs per run).
+pub const GENERATOR_ADDRESS: &str = "0x7f0000000000";
+
+/// Iterates a generator by consuming it.
+struct Drain(Arc<PyGenerator>);
+
+impl Iterator for Drain {
+    type Item = Value;
+    fn next(&mut self) -> Option<Value> {
+        if let Some(e) = self.0.error.lock().ok()?.take() {
+            return Some(Value::from(e));
+        }
+        self.0.items.lock().ok()?.pop_front()
+    }
+
+    /// Exact, so a for loop over an iterator knows `loop.last` / `loop.length` (Python's loop looks ahead).
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let failing = self.0.error.lock().is_ok_and(|e| e.is_some());
+        let n = self.0.items.lock().map_or(0, |q| q.len()) + failing as usize;
+        (n, Some(n))
+    }
+}
 
 impl Object for PyGenerator {
     fn repr(self: &Arc<Self>) -> ObjectRepr {
@@ -221,45 +254,142 @@ impl Object for PyGenerator {
     }
 
     fn enumerate(self: &Arc<Self>) -> Enumerator {
-        Enumerator::Values(self.0.clone())
+        Enumerator::Iter(Box::new(Drain(self.clone())))
     }
 
     fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
         None
     }
 
+    /// `g[0]` is undefined and consumes nothing (minijinja would iterate to the index).
+    fn get_value(self: &Arc<Self>, _key: &Value) -> Option<Value> {
+        Some(Value::UNDEFINED)
+    }
+
     fn is_true(self: &Arc<Self>) -> bool {
         true
     }
+
+    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "<{} at {GENERATOR_ADDRESS}>", self.name)
+    }
 }
 
-/// Wrap a filter result as a generator.
-pub fn generator(items: Vec<Value>) -> Value {
-    Value::from_object(PyGenerator(items))
+/// A generator that prints as `<NAME at 0x…>`.
+pub fn named_generator(name: &'static str, items: Vec<Value>) -> Value {
+    Value::from_object(PyGenerator { name, items: Mutex::new(items.into()), error: Mutex::new(None) })
 }
 
-/// Register the generator-returning filters.
+/// A generator from a filter's result: its error is raised when the generator is first iterated.
+fn lazy(name: &'static str, items: Result<Vec<Value>, Error>) -> Value {
+    match items {
+        Ok(items) => named_generator(name, items),
+        Err(e) => Value::from_object(PyGenerator { name, items: Mutex::new(Default::default()), error: Mutex::new(Some(e)) }),
+    }
+}
+
+fn collect(v: Value) -> Result<Vec<Value>, Error> {
+    v.try_iter().map(|i| i.collect())
+}
+
+/// A Python tuple (prints `(a, b)`).
+pub fn tuple(items: Vec<Value>) -> Value {
+    Value::from_object(minijinja::value::Tuple::new(items))
+}
+
+fn is_generator(v: &Value) -> bool {
+    v.downcast_object_ref::<PyGenerator>().is_some()
+}
+
+/// Register the filters that return iterators in Jinja2, and `dictsort`'s tuples.
 pub fn add_generator_filters(env: &mut minijinja::Environment<'static>) {
     use minijinja::filters as f;
     use minijinja::value::Rest;
     use std::borrow::Cow;
-    env.add_filter("map", |s: &mut State, v: Value, a: Rest<ValueOrKwargs>| f::map(s, v, a).map(generator));
-    env.add_filter("select", |s: &mut State, v: Value, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
-        f::select(s, v, t, a).map(generator)
+    const SELECT: &str = "generator object select_or_reject";
+    const MAP: &str = "generator object sync_do_map";
+    // Jinja2's `map` and `select_or_reject` start with `if value:`: a falsy input is an empty iterator.
+    let falsy = |name: &'static str, v: &Value| (!v.is_true()).then(|| named_generator(name, Vec::new()));
+    env.add_filter("map", move |s: &mut State, v: Value, a: Rest<ValueOrKwargs>| {
+        Ok::<_, Error>(falsy(MAP, &v).unwrap_or_else(|| lazy(MAP, f::map(s, v, a))))
     });
-    env.add_filter("reject", |s: &mut State, v: Value, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
-        f::reject(s, v, t, a).map(generator)
+    env.add_filter("select", move |s: &mut State, v: Value, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
+        Ok::<_, Error>(falsy(SELECT, &v).unwrap_or_else(|| lazy(SELECT, f::select(s, v, t, a))))
+    });
+    env.add_filter("reject", move |s: &mut State, v: Value, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
+        Ok::<_, Error>(falsy(SELECT, &v).unwrap_or_else(|| lazy(SELECT, f::reject(s, v, t, a))))
     });
     env.add_filter(
         "selectattr",
-        |s: &mut State, v: Value, at: Cow<'_, str>, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
-            f::selectattr(s, v, at, t, a).map(generator)
+        move |s: &mut State, v: Value, at: Cow<'_, str>, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
+            Ok::<_, Error>(falsy(SELECT, &v).unwrap_or_else(|| lazy(SELECT, f::selectattr(s, v, at, t, a))))
         },
     );
     env.add_filter(
         "rejectattr",
-        |s: &mut State, v: Value, at: Cow<'_, str>, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
-            f::rejectattr(s, v, at, t, a).map(generator)
+        move |s: &mut State, v: Value, at: Cow<'_, str>, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
+            Ok::<_, Error>(falsy(SELECT, &v).unwrap_or_else(|| lazy(SELECT, f::rejectattr(s, v, at, t, a))))
         },
     );
+    env.add_filter("items", |v: Value| -> Result<Value, Error> {
+        const ITEMS: &str = "generator object do_items";
+        if v.is_undefined() {
+            return Ok(named_generator(ITEMS, Vec::new()));
+        }
+        if v.kind() != ValueKind::Map {
+            return Ok(lazy(ITEMS, Err(Error::new(ErrorKind::InvalidOperation, "Can only get item pairs from a mapping."))));
+        }
+        let mut pairs = Vec::new();
+        for key in v.try_iter()? {
+            let item = v.get_item(&key)?;
+            pairs.push(tuple(vec![key, item]));
+        }
+        Ok(named_generator(ITEMS, pairs))
+    });
+    env.add_filter("unique", |s: &State, v: Value, kwargs: minijinja::value::Kwargs| -> Result<Value, Error> {
+        Ok(lazy("generator object sync_do_unique", f::unique(s, v, kwargs).and_then(collect)))
+    });
+    env.add_filter("batch", |s: &State, v: Value, count: usize, fill: Option<Value>| -> Result<Value, Error> {
+        Ok(lazy("generator object do_batch", f::batch(s, v, count, fill).and_then(collect)))
+    });
+    env.add_filter("slice", |s: &State, v: Value, count: usize, fill: Option<Value>| -> Result<Value, Error> {
+        Ok(lazy("generator object sync_do_slice", f::slice(s, v, count, fill).and_then(collect)))
+    });
+    env.add_filter("reverse", |v: Value| -> Result<Value, Error> {
+        match v.kind() {
+            ValueKind::String => f::reverse(&v),
+            _ if is_generator(&v) => {
+                let mut items = collect(v)?;
+                items.reverse();
+                Ok(Value::from(items))
+            }
+            ValueKind::Map => {
+                let mut keys = collect(v)?;
+                keys.reverse();
+                Ok(named_generator("dict_reversekeyiterator object", keys))
+            }
+            ValueKind::Seq | ValueKind::Iterable => {
+                let name = if v.is_tuple() { "reversed object" } else { "list_reverseiterator object" };
+                let mut items = collect(v)?;
+                items.reverse();
+                Ok(named_generator(name, items))
+            }
+            _ => Err(Error::new(ErrorKind::InvalidOperation, "argument must be iterable")),
+        }
+    });
+    env.add_filter("last", |v: Value| -> Result<Value, Error> {
+        if is_generator(&v) {
+            return Err(Error::new(ErrorKind::InvalidOperation, "'generator' object is not reversible"));
+        }
+        f::last(v)
+    });
+    env.add_filter("dictsort", |v: Value, kwargs: minijinja::value::Kwargs| -> Result<Value, Error> {
+        if let Some(by) = kwargs.peek::<Option<Value>>("by")? {
+            if !matches!(by.as_str(), Some("key" | "value")) {
+                return Err(Error::new(ErrorKind::InvalidOperation, "You can only sort by either \"key\" or \"value\""));
+            }
+        }
+        let sorted = f::dictsort(&v, kwargs)?;
+        Ok(Value::from(collect(sorted)?.into_iter().map(|p| collect(p).map(tuple)).collect::<Result<Vec<_>, _>>()?))
+    });
 }

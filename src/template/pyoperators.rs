@@ -29,13 +29,43 @@ pub const PY_ADD: &str = "__py_add";
 pub const PY_CONCAT: &str = "__py_concat";
 pub const PY_MOD: &str = "__py_mod";
 pub const PY_ITER: &str = "__py_iter";
+/// Python's ordering comparisons and `in` (type errors, `Undefined` refusing to compare).
+pub const PY_COMPARE: [&str; 6] = ["__py_lt", "__py_le", "__py_gt", "__py_ge", "__py_in", "__py_not_in"];
 
-/// Register the functions the rewrite calls.
+/// Register the functions the rewrite calls, and the comparison tests (`is lt 3`), which are Python's
+/// `operator.lt` and friends.
 pub fn add_operator_functions(env: &mut Environment<'static>) {
+    for (names, op) in [(&["lt", "lessthan", "<"][..], "<"), (&["le", "<="][..], "<="), (&["gt", "greaterthan", ">"][..], ">"), (&["ge", ">="][..], ">=")] {
+        for name in names {
+            env.add_test(*name, move |a: Value, b: Value| {
+                py_order(a, b, op).map(|o| {
+                    o.is_some_and(|o| match op {
+                        "<" => o.is_lt(),
+                        "<=" => o.is_le(),
+                        ">" => o.is_gt(),
+                        _ => o.is_ge(),
+                    })
+                })
+            });
+        }
+    }
+    // Jinja2: `x is filter` / `x is test` are false for anything but a name.
+    let unhashable = |v: &Value| match is_list_or_dict(v) {
+        true => Err(Error::new(ErrorKind::InvalidOperation, format!("unhashable type: '{}'", python_type(v)))),
+        false => Ok(()),
+    };
+    env.add_test("filter", move |s: &State, v: Value| unhashable(&v).map(|()| v.as_str().is_some_and(|n| minijinja::tests::is_filter(s, n))));
+    env.add_test("test", move |s: &State, v: Value| unhashable(&v).map(|()| v.as_str().is_some_and(|n| minijinja::tests::is_test(s, n))));
     env.add_function(PY_ADD, py_add);
     env.add_function(PY_CONCAT, py_concat);
     env.add_function(PY_MOD, py_mod);
     env.add_function(PY_ITER, py_iter);
+    env.add_function("__py_lt", |a: Value, b: Value| py_order(a, b, "<").map(|o| Value::from(o.is_some_and(|o| o.is_lt()))));
+    env.add_function("__py_le", |a: Value, b: Value| py_order(a, b, "<=").map(|o| Value::from(o.is_some_and(|o| o.is_le()))));
+    env.add_function("__py_gt", |a: Value, b: Value| py_order(a, b, ">").map(|o| Value::from(o.is_some_and(|o| o.is_gt()))));
+    env.add_function("__py_ge", |a: Value, b: Value| py_order(a, b, ">=").map(|o| Value::from(o.is_some_and(|o| o.is_ge()))));
+    env.add_function("__py_in", |s: &State, a: Value, b: Value| py_in(s, a, b).map(Value::from));
+    env.add_function("__py_not_in", |s: &State, a: Value, b: Value| py_in(s, a, b).map(|r| Value::from(!r)));
 }
 
 /// Most rewritten calls nested in one another. Each costs the parser a bracket level of stack (a chain
@@ -52,6 +82,8 @@ pub struct Rewritten {
     pub source: String,
     /// The template applies a filter that makes a `Markup`.
     pub makes_markup: bool,
+    /// Jinja2's compile-time error for a filter or test it does not have, used outside an `if`.
+    pub unknown_name: Option<String>,
     /// (offset in the original, bytes removed, bytes inserted), in source order.
     edits: Vec<(usize, usize, usize)>,
 }
@@ -64,7 +96,7 @@ impl Rewritten {
 
     /// The same facts about the template, for its source compiled as it is.
     pub fn without_edits(self) -> Rewritten {
-        Rewritten { source: String::new(), makes_markup: self.makes_markup, edits: Vec::new() }
+        Rewritten { source: String::new(), makes_markup: self.makes_markup, unknown_name: self.unknown_name, edits: Vec::new() }
     }
 
     /// The offset in the original source of `offset` in the rewritten one (text the rewrite inserted
@@ -106,8 +138,10 @@ struct Collector<'s> {
 /// Rewrite `source` (see the module doc). A source minijinja cannot parse is returned unchanged: compiling
 /// it reports the syntax error.
 pub fn rewrite(source: &str, syntax: &SyntaxConfig) -> Rewritten {
-    let unchanged = || Rewritten { source: source.to_string(), makes_markup: false, edits: Vec::new() };
+    let unchanged = || Rewritten { source: source.to_string(), makes_markup: false, unknown_name: None, edits: Vec::new() };
     let Ok(ast) = machinery::parse(source, "chat_template", syntax.clone()) else { return unchanged() };
+    let unknown_name = unknown_name(&ast);
+    let unchanged = || Rewritten { unknown_name: unknown_name.clone(), ..unchanged() };
     let tokens: Result<Vec<_>, _> = machinery::tokenize(source, false, syntax.clone()).collect();
     let Ok(tokens) = tokens else { return unchanged() };
     let mut c = Collector { tokens, edits: Vec::new(), markup: false, failed: false };
@@ -131,7 +165,70 @@ pub fn rewrite(source: &str, syntax: &SyntaxConfig) -> Rewritten {
         pos = e.at + e.remove;
     }
     out.push_str(&source[pos..]);
-    Rewritten { source: out, makes_markup: c.markup, edits: record }
+    Rewritten { source: out, makes_markup: c.markup, unknown_name, edits: record }
+}
+
+/// Jinja2's filters and tests (transformers adds `tojson`); a template naming another fails in Python.
+const JINJA2_FILTERS: &[&str] = &[
+    "abs", "attr", "batch", "capitalize", "center", "count", "d", "default", "dictsort", "e", "escape", "filesizeformat",
+    "first", "float", "forceescape", "format", "groupby", "indent", "int", "items", "join", "last", "length", "list", "lower",
+    "map", "max", "min", "pprint", "random", "reject", "rejectattr", "replace", "reverse", "round", "safe", "select",
+    "selectattr", "slice", "sort", "string", "striptags", "sum", "title", "tojson", "trim", "truncate", "unique", "upper",
+    "urlencode", "urlize", "wordcount", "wordwrap", "xmlattr",
+];
+const JINJA2_TESTS: &[&str] = &[
+    "!=", "<", "<=", "==", ">", ">=", "boolean", "callable", "defined", "divisibleby", "eq", "equalto", "escaped", "even",
+    "false", "filter", "float", "ge", "greaterthan", "gt", "in", "integer", "iterable", "le", "lessthan", "lower", "lt",
+    "mapping", "ne", "none", "number", "odd", "sameas", "sequence", "string", "test", "true", "undefined", "upper",
+];
+
+/// Jinja2 checks filter and test names when it compiles, except inside an `if` statement or an inline
+/// `if` expression (its "soft" frames, which a loop, macro, call, `with`, `set` or `filter` block inside
+/// them ends); there an unknown name fails only when it runs, as minijinja's always do.
+fn unknown_name(ast: &Stmt<'_>) -> Option<String> {
+    fn expr(e: &Expr<'_>, soft: bool, out: &mut Option<String>) {
+        if out.is_some() {
+            return;
+        }
+        let soft = soft || matches!(e, Expr::IfExpr(_));
+        match e {
+            Expr::Filter(f) if !soft && !JINJA2_FILTERS.contains(&f.name) => *out = Some(format!("No filter named '{}'.", f.name)),
+            Expr::Test(t) if !soft && !JINJA2_TESTS.contains(&t.name) => *out = Some(format!("No test named '{}'.", t.name)),
+            _ => {}
+        }
+        expr_children(e, &mut |c| expr(c, soft, out));
+    }
+    fn stmt(s: &Stmt<'_>, soft: bool, out: &mut Option<String>) {
+        let visit = |st: &Stmt<'_>, soft: bool, out: &mut Option<String>| stmt(st, soft, out);
+        match s {
+            Stmt::IfCond(i) => {
+                expr(&i.expr, true, out);
+                i.true_body.iter().chain(&i.false_body).for_each(|st| visit(st, true, out));
+            }
+            Stmt::ForLoop(l) => {
+                expr(&l.iter, soft, out);
+                if let Some(f) = &l.filter_expr {
+                    expr(f, false, out);
+                }
+                l.body.iter().for_each(|st| visit(st, false, out));
+                l.else_body.iter().for_each(|st| visit(st, soft, out));
+            }
+            Stmt::Macro(_) | Stmt::CallBlock(_) | Stmt::WithBlock(_) | Stmt::SetBlock(_) | Stmt::FilterBlock(_) => {
+                let inner = |st: &Stmt<'_>, out: &mut Option<String>| visit(st, false, out);
+                for_each_child(s, &mut |c| match c {
+                    Child::Stmt(st) => inner(st, out),
+                    Child::Expr(e) => expr(e, soft, out),
+                });
+            }
+            _ => for_each_child(s, &mut |c| match c {
+                Child::Stmt(st) => visit(st, soft, out),
+                Child::Expr(e) => expr(e, soft, out),
+            }),
+        }
+    }
+    let mut out = None;
+    stmt(ast, false, &mut out);
+    out
 }
 
 /// Does the template apply a filter that makes a `Markup` (directly, or named to `map` and the like)?
@@ -164,15 +261,24 @@ impl<'s> Collector<'s> {
     /// `nest`: how many rewritten calls enclose `e`.
     fn expr(&mut self, e: &Expr<'_>, nest: i32) {
         if let Expr::BinOp(b) = e {
-            let target = match b.op {
-                BinOpKind::Add if self.markup => Some((PY_ADD, Token::Plus)),
-                BinOpKind::Concat if self.markup => Some((PY_CONCAT, Token::Tilde)),
-                BinOpKind::Rem if !matches!(&b.left, Expr::Const(c) if c.value.is_number()) => Some((PY_MOD, Token::Mod)),
+            // A single comparison is a `BinOp` (`a not in b`: `not` around `a in b`, whose tokens are
+            // both between the operands); a chain (`a < b < c`) keeps minijinja's comparisons.
+            let negated_in = matches!(b.op, BinOpKind::In) && self.token_after(&b.left).is_some_and(|t| matches!(t, Token::Ident("not")));
+            let target: Option<(&'static str, &[Token<'_>])> = match b.op {
+                BinOpKind::Add if self.markup => Some((PY_ADD, &[Token::Plus])),
+                BinOpKind::Concat if self.markup => Some((PY_CONCAT, &[Token::Tilde])),
+                BinOpKind::Rem if !matches!(&b.left, Expr::Const(c) if c.value.is_number()) => Some((PY_MOD, &[Token::Mod])),
+                BinOpKind::Lt => Some((PY_COMPARE[0], &[Token::Lt])),
+                BinOpKind::Lte => Some((PY_COMPARE[1], &[Token::Lte])),
+                BinOpKind::Gt => Some((PY_COMPARE[2], &[Token::Gt])),
+                BinOpKind::Gte => Some((PY_COMPARE[3], &[Token::Gte])),
+                BinOpKind::In if negated_in => Some((PY_COMPARE[5], &[Token::Ident("not"), Token::Ident("in")])),
+                BinOpKind::In => Some((PY_COMPARE[4], &[Token::Ident("in")])),
                 _ => None,
             };
             let inner = match target {
                 Some((function, op)) => {
-                    self.call(b.span(), &b.left, &b.right, function, &op, nest);
+                    self.call_tokens(b.span(), &b.left, &b.right, function, op, nest);
                     nest + 1
                 }
                 None => nest,
@@ -184,8 +290,50 @@ impl<'s> Collector<'s> {
         expr_children(e, &mut |child| self.expr(child, nest));
     }
 
-    /// `left OP right` spanning `span` becomes `function(left, right)`.
-    fn call(&mut self, span: machinery::Span, left: &Expr<'_>, right: &Expr<'_>, function: &'static str, op: &Token<'_>, nest: i32) {
+    /// Where the left operand `e` of an operator at `op_at` starts, with the parentheses around it.
+    fn operand_start(&self, e: &Expr<'_>, op_at: usize) -> usize {
+        // A filter, attribute or subscript spans from its own token, not from the value it applies to.
+        fn leftmost(e: &Expr<'_>) -> usize {
+            let mut start = e.span().start_offset as usize;
+            expr_children(e, &mut |c| start = start.min(leftmost(c)));
+            start
+        }
+        let mut start = leftmost(e);
+        let Some(mut i) = self.tokens.iter().position(|(_, s)| s.start_offset as usize >= start) else { return start };
+        while i > 0 && matches!(self.tokens[i - 1].0, Token::ParenOpen) {
+            // Its matching `)` must come before the operator.
+            let mut depth = 0i32;
+            let mut closes = None;
+            for (t, s) in &self.tokens[i - 1..] {
+                match t {
+                    Token::ParenOpen => depth += 1,
+                    Token::ParenClose => {
+                        depth -= 1;
+                        if depth == 0 {
+                            closes = Some(s.end_offset as usize);
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if !closes.is_some_and(|c| c <= op_at) {
+                break;
+            }
+            i -= 1;
+            start = self.tokens[i].1.start_offset as usize;
+        }
+        start
+    }
+
+    /// The first token after `e` that is not a closing parenthesis (an operator after its left operand).
+    fn token_after(&self, e: &Expr<'_>) -> Option<&Token<'s>> {
+        let after = e.span().end_offset as usize;
+        self.tokens.iter().find(|(t, s)| (s.start_offset as usize) >= after && !matches!(t, Token::ParenClose | Token::BracketClose | Token::BraceClose)).map(|(t, _)| t)
+    }
+
+    /// `left OP right` spanning `span` becomes `function(left, right)`; `op` is the operator's tokens.
+    fn call_tokens(&mut self, span: machinery::Span, left: &Expr<'_>, right: &Expr<'_>, function: &'static str, op: &[Token<'_>], nest: i32) {
         if nest >= MAX_NESTED_CALLS {
             self.failed = true;
             return;
@@ -193,25 +341,39 @@ impl<'s> Collector<'s> {
         let (start, end) = (span.start_offset as usize, span.end_offset as usize);
         let after_left = left.span().end_offset as usize;
         let before_right = right.span().start_offset as usize;
-        // Between the left operand and the operator there can only be closing parentheses.
-        let found = self
+        // Between the left operand and the operator there can only be closing brackets (a slice's
+        // span ends before its `]`).
+        let first = self
             .tokens
             .iter()
-            .skip_while(|(_, s)| (s.start_offset as usize) < after_left)
-            .find(|(t, _)| !matches!(t, Token::ParenClose))
-            .filter(|(t, s)| std::mem::discriminant(t) == std::mem::discriminant(op) && (s.end_offset as usize) <= before_right);
-        let Some((_, op_span)) = found else {
+            .position(|(t, s)| (s.start_offset as usize) >= after_left && !matches!(t, Token::ParenClose | Token::BracketClose | Token::BraceClose));
+        let found = first.and_then(|i| self.tokens.get(i..i + op.len())).filter(|toks| {
+            toks.iter().zip(op).all(|((t, _), want)| match (t, want) {
+                (Token::Ident(a), Token::Ident(b)) => a == b,
+                _ => std::mem::discriminant(t) == std::mem::discriminant(want),
+            }) && toks.last().is_some_and(|(_, s)| (s.end_offset as usize) <= before_right)
+        });
+        let Some(toks) = found else {
             self.failed = true;
             return;
         };
+        let (op_at, op_end) = (toks[0].1.start_offset as usize, toks[toks.len() - 1].1.end_offset as usize);
+        // minijinja starts a single comparison's span at the token before it (`{{`): start at the left
+        // operand, with the parentheses that enclose just it.
+        let start = if function.starts_with("__py_") && PY_COMPARE.contains(&function) { self.operand_start(left, op_at) } else { start };
         let opening = match function {
             PY_ADD => "__py_add(",
             PY_CONCAT => "__py_concat(",
+            "__py_lt" => "__py_lt(",
+            "__py_le" => "__py_le(",
+            "__py_gt" => "__py_gt(",
+            "__py_ge" => "__py_ge(",
+            "__py_in" => "__py_in(",
+            "__py_not_in" => "__py_not_in(",
             _ => "__py_mod(",
         };
         self.edits.push(Edit { at: start, rank: (2, nest), remove: 0, text: opening });
-        let op_at = op_span.start_offset as usize;
-        self.edits.push(Edit { at: op_at, rank: (1, 0), remove: op_span.end_offset as usize - op_at, text: "," });
+        self.edits.push(Edit { at: op_at, rank: (1, 0), remove: op_end - op_at, text: "," });
         self.edits.push(Edit { at: end, rank: (0, -nest), remove: 0, text: ")" });
     }
 
@@ -255,7 +417,7 @@ impl<'s> Collector<'s> {
 }
 
 /// The name Python gives the type of `v` in a `TypeError`.
-fn python_type(v: &Value) -> &'static str {
+pub fn python_type(v: &Value) -> &'static str {
     match v.kind() {
         ValueKind::String if v.is_safe() => "Markup",
         ValueKind::String => "str",
@@ -323,16 +485,25 @@ fn py_concat(state: &State, a: Value, b: Value) -> Result<Value, Error> {
 fn py_mod(state: &mut State, a: Value, b: Value) -> Result<Value, Error> {
     note_fuel(state);
     if a.kind() == ValueKind::String {
-        // A tuple gives the arguments; anything else (a list, a mapping for `%(name)s`) is one argument.
-        let mut args = vec![a];
-        if b.is_tuple() {
-            args.extend(b.try_iter()?);
-        } else {
-            args.push(b);
+        // A tuple gives the arguments, a mapping serves `%(name)s`, anything else is one argument; a
+        // `Markup` escapes them (MarkupSafe's `__mod__`).
+        let fmt = a.as_str().unwrap_or_default();
+        if !is_markup(&a) {
+            return super::pyformat::percent(fmt, &b).map(Value::from);
         }
-        return state.apply_filter("format", &args);
+        let b = if b.is_tuple() {
+            super::pylist::tuple(b.try_iter()?.map(|v| super::markup::escape_argument(&v)).collect::<Result<Vec<_>, _>>()?)
+        } else {
+            super::markup::escape_argument(&b)?
+        };
+        return super::pyformat::percent(fmt, &b).map(Value::from_safe_string);
     }
-    if let (Some(x), Some(y)) = (a.as_i64().filter(|_| a.kind() == ValueKind::Number), b.as_i64().filter(|_| b.kind() == ValueKind::Number)) {
+    let int = |v: &Value| match v.kind() {
+        ValueKind::Bool => Some(v.is_true() as i64),
+        ValueKind::Number if v.is_integer() => v.as_i64(),
+        _ => None,
+    };
+    if let (Some(x), Some(y)) = (int(&a), int(&b)) {
         if y == 0 {
             return Err(Error::new(ErrorKind::InvalidOperation, "integer modulo by zero"));
         }
@@ -341,14 +512,100 @@ fn py_mod(state: &mut State, a: Value, b: Value) -> Result<Value, Error> {
         let r = if r != 0 && (r < 0) != (y < 0) { r + y } else { r };
         return Ok(Value::from(r as i64));
     }
+    let number = |v: &Value| matches!(v.kind(), ValueKind::Number | ValueKind::Bool);
+    if number(&a) && number(&b) {
+        // Python's float modulo: the sign of the divisor, always a float.
+        let (x, y) = (f64::try_from(a.clone()).unwrap_or(a.is_true() as i64 as f64), f64::try_from(b.clone()).unwrap_or(b.is_true() as i64 as f64));
+        if y == 0.0 {
+            return Err(Error::new(ErrorKind::InvalidOperation, "float modulo"));
+        }
+        let r = x % y;
+        let r = if r != 0.0 && (r < 0.0) != (y < 0.0) { r + y } else if r == 0.0 { 0.0f64.copysign(y) } else { r };
+        return Ok(Value::from(r));
+    }
     native(state, "a % b", a, b)
 }
 
+/// Python's `a OP b` for `<` `<=` `>` `>=`: numbers (and booleans) with numbers, strings with strings,
+/// lists with lists and tuples with tuples (item by item); anything else is Python's `TypeError`, and an
+/// `Undefined` operand raises. `None` for an unordered pair (NaN).
+pub fn py_order(a: Value, b: Value, op: &str) -> Result<Option<std::cmp::Ordering>, Error> {
+    use std::cmp::Ordering;
+    if a.is_undefined() || b.is_undefined() {
+        return Err(Error::new(ErrorKind::UndefinedError, "an undefined value cannot be compared"));
+    }
+    let numeric = |v: &Value| matches!(v.kind(), ValueKind::Number | ValueKind::Bool);
+    let unsupported = || {
+        Error::new(
+            ErrorKind::InvalidOperation,
+            format!("'{op}' not supported between instances of '{}' and '{}'", python_type(&a), python_type(&b)),
+        )
+    };
+    if numeric(&a) && numeric(&b) {
+        // A bool is an int (True is 1).
+        let int = |v: &Value| if v.kind() == ValueKind::Bool { Some(v.is_true() as i64) } else { v.as_i64().filter(|_| v.is_integer()) };
+        let float = |v: &Value| if v.kind() == ValueKind::Bool { Ok(v.is_true() as i64 as f64) } else { f64::try_from(v.clone()).map_err(|_| unsupported()) };
+        if let (Some(x), Some(y)) = (int(&a), int(&b)) {
+            return Ok(Some(x.cmp(&y)));
+        }
+        return Ok(float(&a)?.partial_cmp(&float(&b)?));
+    }
+    match (a.kind(), b.kind()) {
+        (ValueKind::String, ValueKind::String) => Ok(Some(a.as_str().unwrap_or_default().cmp(b.as_str().unwrap_or_default()))),
+        (ValueKind::Seq, ValueKind::Seq) if a.is_tuple() == b.is_tuple() => {
+            let (x, y): (Vec<Value>, Vec<Value>) = (a.try_iter()?.collect(), b.try_iter()?.collect());
+            for (p, q) in x.iter().zip(&y) {
+                if p != q {
+                    return py_order(p.clone(), q.clone(), op);
+                }
+            }
+            Ok(Some(x.len().cmp(&y.len())))
+        }
+        _ => Err(unsupported()).map(|o: Option<Ordering>| o),
+    }
+}
+
+/// A list or dict (unhashable in Python), a lazy list (a slice, `a + b`) included.
+fn is_list_or_dict(v: &Value) -> bool {
+    match v.kind() {
+        ValueKind::Seq => !v.is_tuple(),
+        ValueKind::Map => true,
+        ValueKind::Iterable => v.len().is_some(),
+        _ => false,
+    }
+}
+
+/// Python's `a in b`: a string holds only strings; `None`, numbers and booleans hold nothing (they
+/// raise); an `Undefined` container is empty.
+fn py_in(state: &State, a: Value, b: Value) -> Result<bool, Error> {
+    note_fuel(state);
+    match b.kind() {
+        ValueKind::Undefined => Ok(false),
+        ValueKind::String if a.kind() != ValueKind::String => Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!("'in <string>' requires string as left operand, not {}", python_type(&a)),
+        )),
+        ValueKind::None | ValueKind::Number | ValueKind::Bool => Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!("argument of type '{}' is not iterable", python_type(&b)),
+        )),
+        ValueKind::Map if is_list_or_dict(&a) => {
+            Err(Error::new(ErrorKind::InvalidOperation, format!("unhashable type: '{}'", python_type(&a))))
+        }
+        _ => Ok(native(state, "a in b", a, b)?.is_true()),
+    }
+}
+
 /// A for loop's iterable (`__py_iter`): Python raises on `None`, which minijinja iterates as empty.
+/// A string iterates as a list of its characters (minijinja's own string iteration has no length, so
+/// `loop.last` and `loop.length` were wrong).
 fn py_iter(state: &State, v: Value) -> Result<Value, Error> {
     note_fuel(state);
     not_none(&v)?;
-    Ok(v)
+    match v.as_str() {
+        Some(s) if v.kind() == ValueKind::String => Ok(Value::from(s.chars().map(|c| Value::from(c.to_string())).collect::<Vec<_>>())),
+        _ => Ok(v),
+    }
 }
 
 /// Python's `TypeError` for iterating `None` (a for loop, `|join`, `|list`).

@@ -357,8 +357,12 @@ fn compile(limits: Limits, now: i64, flavor: Flavor, source: &str) -> Result<(En
     super::nesting::check_expression_nesting(source)?;
     let mut env = build_environment(limits, now, flavor);
     let source = super::pysource::normalize_newlines(source);
+    let source = super::pysource::python_string_literals(&source)?;
     let plain = rewrite_generation_blocks(&source);
     let mut rewritten = super::pyoperators::rewrite(&plain, &super::env::syntax_config());
+    if let Some(why) = rewritten.unknown_name.take() {
+        return Err(Error::new(ErrorKind::TemplateSyntax, why));
+    }
     let compiled = std::mem::take(&mut rewritten.source);
     if !rewritten.is_identity() && env.add_template_owned(NAME, compiled).is_ok() {
         return Ok((env, rewritten));

@@ -19,18 +19,35 @@ struct Style {
     sort_keys: bool,
 }
 
+/// Positional arguments of transformers' `tojson(x, ensure_ascii=False, indent=None, separators=None,
+/// sort_keys=False)`, in that order (not Jinja2's own `tojson(value, indent)`).
+type Positional = minijinja::value::Rest<Value>;
+
 /// The `tojson` filter.
-pub fn tojson(value: &Value, indent: Option<Value>, kwargs: Kwargs) -> Result<Value, Error> {
-    tojson_with(false, value, indent, kwargs)
+pub fn tojson(value: &Value, args: Positional, kwargs: Kwargs) -> Result<Value, Error> {
+    tojson_with(false, value, args, kwargs)
 }
 
 /// `tojson` that also serializes generators, for the lenient environment.
-pub fn tojson_lenient(value: &Value, indent: Option<Value>, kwargs: Kwargs) -> Result<Value, Error> {
-    tojson_with(true, value, indent, kwargs)
+pub fn tojson_lenient(value: &Value, args: Positional, kwargs: Kwargs) -> Result<Value, Error> {
+    tojson_with(true, value, args, kwargs)
 }
 
-fn tojson_with(lenient: bool, value: &Value, indent: Option<Value>, kwargs: Kwargs) -> Result<Value, Error> {
-    let indent = match indent.or(kwargs.get::<Option<Value>>("indent")?) {
+fn tojson_with(lenient: bool, value: &Value, args: Positional, kwargs: Kwargs) -> Result<Value, Error> {
+    let arg = |i: usize, name: &str| -> Result<Option<Value>, Error> {
+        match (args.0.get(i), kwargs.get::<Option<Value>>(name)?) {
+            (Some(_), Some(_)) => Err(Error::new(ErrorKind::InvalidOperation, format!("tojson() got multiple values for argument '{name}'"))),
+            (Some(v), None) => Ok(Some(v.clone())),
+            (None, v) => Ok(v),
+        }
+    };
+    if args.0.len() > 4 {
+        return Err(Error::new(ErrorKind::InvalidOperation, "tojson() takes at most 5 positional arguments"));
+    }
+    let ensure_ascii = arg(0, "ensure_ascii")?.is_some_and(|v| v.is_true());
+    let separators: Option<Value> = arg(2, "separators")?;
+    let sort_keys = arg(3, "sort_keys")?.is_some_and(|v| v.is_true());
+    let indent = match arg(1, "indent")? {
         None => None,
         Some(v) if v.is_none() => None,
         Some(v) => Some(if let Some(s) = v.as_str() {
@@ -41,9 +58,6 @@ fn tojson_with(lenient: bool, value: &Value, indent: Option<Value>, kwargs: Kwar
             return Err(Error::new(ErrorKind::InvalidOperation, "tojson: indent must be an integer or a string"));
         }),
     };
-    let ensure_ascii = kwargs.get::<Option<bool>>("ensure_ascii")?.unwrap_or(false);
-    let separators: Option<Value> = kwargs.get("separators")?;
-    let sort_keys = kwargs.get::<Option<bool>>("sort_keys")?.unwrap_or(false);
     kwargs.assert_all_used()?;
     let (item_sep, key_sep) = match separators {
         Some(seps) if !seps.is_none() => {

@@ -60,6 +60,11 @@ enum PendingBlock {
     ScBool {
         jump_instrs: Vec<u32>,
     },
+    // PATCH(chat-autoparser): a `with` frame or an output capture (`set` block, `filter` block) that
+    // a `break` / `continue` in its body leaves: they pop the frame or drop the capture first (the VM
+    // otherwise pops the `with` frame as the loop's and panics).
+    Frame,
+    Capture,
 }
 
 const CODEGEN_POOL_MAX_ITEMS: usize = 64;
@@ -301,6 +306,29 @@ impl<'source> CodeGenerator<'source> {
         }
     }
 
+    /// PATCH(chat-autoparser): before a `break` / `continue` jumps, pop the `with` frames and drop
+    /// the captures it leaves (innermost first, up to the enclosing loop).
+    #[cfg(feature = "loop_controls")]
+    fn leave_blocks_for_loop_control(&mut self) {
+        let mut leave = Vec::new();
+        for pending_block in self.pending_block.iter().rev() {
+            match pending_block {
+                PendingBlock::Loop { .. } => break,
+                PendingBlock::Frame => leave.push(true),
+                PendingBlock::Capture => leave.push(false),
+                _ => {}
+            }
+        }
+        for frame in leave {
+            if frame {
+                self.add(Instruction::PopFrame);
+            } else {
+                self.add(Instruction::EndCapture);
+                self.add(Instruction::DiscardTop);
+            }
+        }
+    }
+
     fn end_condition(&mut self, new_jump_instr: u32) {
         match self.pending_block.pop() {
             Some(PendingBlock::Branch { jump_instr }) => {
@@ -346,9 +374,11 @@ impl<'source> CodeGenerator<'source> {
                     self.compile_expr(expr);
                     self.compile_assignment(target);
                 }
+                self.pending_block.push(PendingBlock::Frame);
                 for node in &with_block.body {
                     self.compile_stmt(node);
                 }
+                self.pending_block.pop();
                 self.add(Instruction::PopFrame);
             }
             ast::Stmt::Set(set) => {
@@ -359,9 +389,16 @@ impl<'source> CodeGenerator<'source> {
             ast::Stmt::SetBlock(set_block) => {
                 self.set_line_from_span(set_block.span());
                 self.add(Instruction::BeginCapture(CaptureMode::Capture));
+                self.pending_block.push(PendingBlock::Capture);
+                // PATCH(chat-autoparser): Jinja2 scopes assignments inside a `set` block to it.
+                self.add(Instruction::PushWith);
+                self.pending_block.push(PendingBlock::Frame);
                 for node in &set_block.body {
                     self.compile_stmt(node);
                 }
+                self.pending_block.pop();
+                self.add(Instruction::PopFrame);
+                self.pending_block.pop();
                 self.add(Instruction::EndCapture);
                 if let Some(ref filter) = set_block.filter {
                     self.compile_expr(filter);
@@ -380,9 +417,16 @@ impl<'source> CodeGenerator<'source> {
             ast::Stmt::FilterBlock(filter_block) => {
                 self.set_line_from_span(filter_block.span());
                 self.add(Instruction::BeginCapture(CaptureMode::Capture));
+                self.pending_block.push(PendingBlock::Capture);
+                // PATCH(chat-autoparser): Jinja2 scopes assignments inside a `filter` block to it.
+                self.add(Instruction::PushWith);
+                self.pending_block.push(PendingBlock::Frame);
                 for node in &filter_block.body {
                     self.compile_stmt(node);
                 }
+                self.pending_block.pop();
+                self.add(Instruction::PopFrame);
+                self.pending_block.pop();
                 self.add(Instruction::EndCapture);
                 self.compile_expr(&filter_block.filter);
                 self.add_with_span(Instruction::Emit, filter_block.filter_span);
@@ -440,6 +484,7 @@ impl<'source> CodeGenerator<'source> {
             #[cfg(feature = "loop_controls")]
             ast::Stmt::Continue(cont) => {
                 self.set_line_from_span(cont.span());
+                self.leave_blocks_for_loop_control();
                 for pending_block in self.pending_block.iter().rev() {
                     if let PendingBlock::Loop { iter_instr, .. } = pending_block {
                         self.add(Instruction::Jump(*iter_instr));
@@ -450,6 +495,7 @@ impl<'source> CodeGenerator<'source> {
             #[cfg(feature = "loop_controls")]
             ast::Stmt::Break(brk) => {
                 self.set_line_from_span(brk.span());
+                self.leave_blocks_for_loop_control();
                 let instr = self.add(Instruction::Jump(0));
                 for pending_block in self.pending_block.iter_mut().rev() {
                     if let &mut PendingBlock::Loop {
@@ -633,12 +679,20 @@ impl<'source> CodeGenerator<'source> {
         for node in &for_loop.body {
             self.compile_stmt(node);
         }
+        if !for_loop.else_body.is_empty() {
+            self.add(Instruction::MarkLoopBodyDone);
+        }
         self.end_for_loop(!for_loop.else_body.is_empty());
         if !for_loop.else_body.is_empty() {
             self.start_if();
+            // PATCH(chat-autoparser): Jinja2 scopes assignments in a for loop's `else` to it.
+            self.add(Instruction::PushWith);
+            self.pending_block.push(PendingBlock::Frame);
             for node in &for_loop.else_body {
                 self.compile_stmt(node);
             }
+            self.pending_block.pop();
+            self.add(Instruction::PopFrame);
             self.end_if();
         };
     }

@@ -170,6 +170,10 @@ pub enum Instruction<'source> {
     /// Push a bool that indicates that the loop iterated.
     PushDidNotIterate,
 
+    /// PATCH(chat-autoparser): the loop body ran to its end (Jinja2 sets a for loop's `else`
+    /// indicator only there: an iteration left by `break` / `continue` does not count).
+    MarkLoopBodyDone,
+
     /// Pops the topmost frame
     PopFrame,
 

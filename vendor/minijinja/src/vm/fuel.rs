@@ -145,6 +145,7 @@ fn consumes_fuel(instruction: &Instruction) -> bool {
         Instruction::BeginCapture(_)
             | Instruction::PushLoop(_)
             | Instruction::PushDidNotIterate
+            | Instruction::MarkLoopBodyDone
             | Instruction::PushWith
             | Instruction::PopFrame
             | Instruction::PopLoopFrame

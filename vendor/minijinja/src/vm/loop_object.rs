@@ -44,6 +44,7 @@ impl LoopState {
             with_loop_var,
             current_recursion_jump,
             object: Arc::new(Loop {
+                body_done: std::sync::atomic::AtomicBool::new(false),
                 idx: AtomicUsize::new(!0usize),
                 len,
                 depth,
@@ -57,8 +58,13 @@ impl LoopState {
         }
     }
 
+    // PATCH(chat-autoparser): as Jinja2, only an iteration whose body ran to its end counts.
     pub fn did_not_iterate(&self) -> bool {
-        self.object.idx.load(Ordering::Relaxed) == 0
+        !self.object.body_done.load(Ordering::Relaxed)
+    }
+
+    pub fn mark_body_done(&self) {
+        self.object.body_done.store(true, Ordering::Relaxed);
     }
 
     pub fn next(&mut self) -> Option<Value> {
@@ -127,6 +133,8 @@ pub(crate) struct RecurseTarget {
 }
 
 pub(crate) struct Loop {
+    // PATCH(chat-autoparser): see `LoopState::did_not_iterate`.
+    pub body_done: std::sync::atomic::AtomicBool,
     pub len: Option<usize>,
     pub idx: AtomicUsize,
     pub depth: usize,

@@ -827,6 +827,11 @@ impl<'env> Executor<'env> {
                         }
                     };
                 }
+                Instruction::MarkLoopBodyDone => {
+                    if let Some(l) = state.ctx.current_loop() {
+                        l.mark_body_done();
+                    }
+                }
                 Instruction::PushDidNotIterate => {
                     stack.push(Value::from(
                         state.ctx.current_loop().unwrap().did_not_iterate(),
