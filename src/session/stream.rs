@@ -14,6 +14,7 @@ use crate::analysis::Analysis;
 use crate::api::{Delta, Diagnostic, Message, ReasoningFormat, RequestOptions};
 use crate::formats::format_of;
 use crate::parse::call_ids::CallIds;
+use crate::parse::exit::ExitCheck;
 use crate::parse::inline_reasoning::InlineReasoning;
 use crate::parse::OutputParser;
 use crate::{Error, Result};
@@ -36,6 +37,17 @@ pub struct StreamParser {
     ids: CallIds,
     /// deepseek-legacy: reasoning deltas repeat text the content deltas hold.
     inline_reasoning: bool,
+    /// The guarantees checked where calls leave the parser (see [`crate::parse::exit`]).
+    exit: Exit,
+}
+
+/// [`ExitCheck`] with what it needs from the stream: the output's length so far, and the inner
+/// parser's diagnostics followed by the check's own once it has any.
+#[derive(Debug, Default)]
+struct Exit {
+    check: ExitCheck,
+    pushed: usize,
+    diagnostics: Option<Vec<Diagnostic>>,
 }
 
 impl std::fmt::Debug for StreamParser {
@@ -70,6 +82,7 @@ impl StreamParser {
             unreturned: Vec::new(),
             ids: CallIds::new(&options.messages),
             inline_reasoning: options.reasoning_format == ReasoningFormat::DeepseekLegacy,
+            exit: Exit::default(),
         };
         parser.accept(&mut initial);
         parser.initial = initial;
@@ -91,6 +104,7 @@ impl StreamParser {
             inline_reasoning: false,
             strict: options.strict,
             finish_reason: None,
+            exit: Exit::default(),
         };
         parser.accept(&mut initial);
         parser.initial = initial;
@@ -112,6 +126,7 @@ impl StreamParser {
             return;
         }
         let start = out.len();
+        self.exit.pushed += chunk.len();
         self.inner.push(chunk, out);
         self.accept(out.get_mut(start..).unwrap_or(&mut []));
     }
@@ -142,6 +157,7 @@ impl StreamParser {
         let start = out.len();
         let r = self.inner.finish(self.is_partial, &mut out);
         self.accept(out.get_mut(start..).unwrap_or(&mut []));
+        self.check_exit(&mut out);
         self.finished = true;
         match r {
             Ok(()) => Ok(out),
@@ -155,6 +171,20 @@ impl StreamParser {
                 self.unreturned = out;
                 Err(e)
             }
+        }
+    }
+
+    /// The exit guarantees (see [`crate::parse::exit`]): every call's arguments valid JSON, fixed by
+    /// deltas appended to `out` (a partial request is left as parsed).
+    fn check_exit(&mut self, out: &mut Vec<Delta>) {
+        if self.is_partial {
+            return;
+        }
+        let start = out.len();
+        self.exit.check.finish(&self.message, self.exit.pushed, out);
+        self.accept(out.get_mut(start..).unwrap_or(&mut []));
+        if !self.exit.check.diagnostics().is_empty() {
+            self.exit.diagnostics = Some(self.inner.diagnostics().iter().chain(self.exit.check.diagnostics()).cloned().collect());
         }
     }
 
@@ -182,7 +212,7 @@ impl StreamParser {
 
     /// Problems seen in the output so far.
     pub fn diagnostics(&self) -> &[Diagnostic] {
-        self.inner.diagnostics()
+        self.exit.diagnostics.as_deref().unwrap_or(self.inner.diagnostics())
     }
 }
 
