@@ -1,10 +1,12 @@
 //! Every corpus output with a tool call (conformance cases, real outputs), with one character
 //! deleted, one inserted and the output cut, at every position (or every `STEP`th): how many parses
 //! give a call whose `arguments` is not valid JSON (or `""`), a stream/whole divergence, or deltas
-//! that do not rebuild the message (tests/fuzz_support/mutations.rs holds the checks).
+//! that do not rebuild the message (tests/fuzz_support/mutations.rs holds the checks). `--stream`
+//! also parses each text in chunks of 1, 2, 3 and 7 characters; `--stream-arguments` sets
+//! `streamArguments: true` on every request.
 //!
 //! ```sh
-//! nice cargo run --profile bench --example mutation_census -- [STEP] [--stream] [--show N]
+//! nice cargo run --profile bench --example mutation_census -- [STEP] [--stream] [--stream-arguments] [--show N]
 //! ```
 
 #[path = "../tests/fuzz_support/mod.rs"]
@@ -20,7 +22,10 @@ fn main() {
     let stream = args.iter().any(|a| a == "--stream");
     let show: usize = args.iter().position(|a| a == "--show").and_then(|i| args.get(i + 1)).and_then(|a| a.parse().ok()).unwrap_or(10);
     let t0 = Instant::now();
-    let subjects = all_stream_subjects();
+    let mut subjects = all_stream_subjects();
+    if args.iter().any(|a| a == "--stream-arguments") {
+        subjects.iter_mut().for_each(|s| s.options.stream_arguments = true);
+    }
     let (mut texts, mut failures) = (0u64, BTreeMap::<(Failure, &str), u64>::new());
     let mut shown = 0;
     for s in &subjects {

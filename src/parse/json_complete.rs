@@ -80,6 +80,11 @@ impl JsonPrefix {
         self.stack.last().map_or(!self.done, |f| matches!(f.expect, Expect::Value | Expect::FirstValue))
     }
 
+    /// A value or an object key may begin here.
+    pub fn takes_value(&self) -> bool {
+        self.string.is_none() && self.word.is_empty() && (self.expects_value() || self.expects_key())
+    }
+
     fn expects_key(&self) -> bool {
         self.stack.last().is_some_and(|f| matches!(f.expect, Expect::FirstKey | Expect::Key))
     }

@@ -90,6 +90,11 @@ impl LiteralValue {
             None => {}
         }
         if !self.pending.is_empty() || (delim.len() > 1 && delim.starts_with(c) && self.word.is_empty()) {
+            // A string or a word goes only where JSON has a value or a key: checked at its first
+            // character, before it is consumed (nothing the check refuses is lost).
+            if self.pending.is_empty() && !self.written.takes_value() {
+                return Feed::Invalid;
+            }
             self.pending.push(c);
             if !delim.starts_with(self.pending.as_str()) {
                 return Feed::Invalid;
@@ -107,6 +112,9 @@ impl LiteralValue {
             self.started = true;
         }
         if is_word_char(c) {
+            if self.word.is_empty() && !self.written.takes_value() {
+                return Feed::Invalid;
+            }
             self.word.push(c);
             return Feed::More;
         }

@@ -17,7 +17,7 @@ use crate::parse::call_ids::CallIds;
 use crate::parse::exit::ExitCheck;
 use crate::parse::inline_reasoning::InlineReasoning;
 use crate::parse::OutputParser;
-use crate::{Error, Result};
+use crate::{Error, ErrorKind, Result};
 
 /// Streaming parser of model output into an OpenAI-style message.
 pub struct StreamParser {
@@ -47,6 +47,8 @@ pub struct StreamParser {
 struct Exit {
     check: ExitCheck,
     pushed: usize,
+    /// The call the last delta belonged to (none when text came after it).
+    last_call: Option<usize>,
     diagnostics: Option<Vec<Diagnostic>>,
 }
 
@@ -139,6 +141,11 @@ impl StreamParser {
             if !(self.inline_reasoning && matches!(d, Delta::Reasoning(_))) {
                 self.ids.stamp(d);
             }
+            match d {
+                Delta::ToolCall { index, .. } => self.exit.last_call = Some(*index),
+                Delta::Content(s) | Delta::Reasoning(s) if !s.is_empty() => self.exit.last_call = None,
+                _ => {}
+            }
             self.message.apply(d);
         }
     }
@@ -157,8 +164,12 @@ impl StreamParser {
         let start = out.len();
         let r = self.inner.finish(self.is_partial, &mut out);
         self.accept(out.get_mut(start..).unwrap_or(&mut []));
-        self.check_exit(&mut out);
+        let cut_off = self.check_exit(&mut out);
         self.finished = true;
+        let r = match r {
+            Ok(()) if cut_off => Err(Error::new(ErrorKind::Parse, "output ends inside a tool call").with_offset(self.exit.pushed)),
+            r => r,
+        };
         match r {
             Ok(()) => Ok(out),
             // The parser already said where with a diagnostic; the incomplete call stays as parsed.
@@ -175,17 +186,19 @@ impl StreamParser {
     }
 
     /// The exit guarantees (see [`crate::parse::exit`]): every call's arguments valid JSON, fixed by
-    /// deltas appended to `out` (a partial request is left as parsed).
-    fn check_exit(&mut self, out: &mut Vec<Delta>) {
+    /// deltas appended to `out` (a partial request is left as parsed). True when the last call was
+    /// cut off inside its arguments.
+    fn check_exit(&mut self, out: &mut Vec<Delta>) -> bool {
         if self.is_partial {
-            return;
+            return false;
         }
         let start = out.len();
-        self.exit.check.finish(&self.message, self.exit.pushed, out);
+        let cut_off = self.exit.check.finish(&self.message, self.exit.pushed, self.exit.last_call, out);
         self.accept(out.get_mut(start..).unwrap_or(&mut []));
         if !self.exit.check.diagnostics().is_empty() {
             self.exit.diagnostics = Some(self.inner.diagnostics().iter().chain(self.exit.check.diagnostics()).cloned().collect());
         }
+        cut_off
     }
 
     /// The deltas produced by a [`Self::finish`] that returned an error (they come before the

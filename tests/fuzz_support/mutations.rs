@@ -232,3 +232,26 @@ pub fn check_text(s: &StreamSubject, text: &str, stream: bool) -> Result<(), (Fa
     }
     Ok(())
 }
+
+/// The exit guarantees for a raw-parser subject (tests/fuzz_support's [`super::Subject`]): its
+/// parser behind the public [`StreamParser`] (which checks them at `finish`), whole text. A partial
+/// subject is left as parsed.
+pub fn check_raw_subject(s: &super::Subject, text: &str) -> Result<(), String> {
+    if s.is_partial {
+        return Ok(());
+    }
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut p = StreamParser::with_parser((s.make)(), Vec::new(), &RequestOptions::default());
+        let mut deltas = p.push(text);
+        deltas.extend(p.finish().unwrap_or_default());
+        (deltas, p.message().clone())
+    }));
+    let Ok((deltas, message)) = run else { return Err(format!("{}: PANIC behind StreamParser on {text:?}", s.label)) };
+    if let Some(why) = bad_arguments(&message) {
+        return Err(format!("{}: {why} in {text:?}", s.label));
+    }
+    if Message::from_deltas(&deltas) != message {
+        return Err(format!("{}: deltas do not rebuild the message of {text:?}", s.label));
+    }
+    Ok(())
+}
