@@ -14,9 +14,10 @@ use crate::analysis::Analysis;
 use crate::api::{Delta, Diagnostic, Message, ReasoningFormat, RequestOptions};
 use crate::formats::format_of;
 use crate::parse::call_ids::CallIds;
+use crate::parse::exit::ExitCheck;
 use crate::parse::inline_reasoning::InlineReasoning;
 use crate::parse::OutputParser;
-use crate::{Error, Result};
+use crate::{Error, ErrorKind, Result};
 
 /// Streaming parser of model output into an OpenAI-style message.
 pub struct StreamParser {
@@ -36,6 +37,19 @@ pub struct StreamParser {
     ids: CallIds,
     /// deepseek-legacy: reasoning deltas repeat text the content deltas hold.
     inline_reasoning: bool,
+    /// The guarantees checked where calls leave the parser (see [`crate::parse::exit`]).
+    exit: Exit,
+}
+
+/// [`ExitCheck`] with what it needs from the stream: the output's length so far, and the inner
+/// parser's diagnostics followed by the check's own once it has any.
+#[derive(Debug, Default)]
+struct Exit {
+    check: ExitCheck,
+    pushed: usize,
+    /// The call the last delta belonged to (none when text came after it).
+    last_call: Option<usize>,
+    diagnostics: Option<Vec<Diagnostic>>,
 }
 
 impl std::fmt::Debug for StreamParser {
@@ -70,6 +84,7 @@ impl StreamParser {
             unreturned: Vec::new(),
             ids: CallIds::new(&options.messages),
             inline_reasoning: options.reasoning_format == ReasoningFormat::DeepseekLegacy,
+            exit: Exit::default(),
         };
         parser.accept(&mut initial);
         parser.initial = initial;
@@ -91,6 +106,7 @@ impl StreamParser {
             inline_reasoning: false,
             strict: options.strict,
             finish_reason: None,
+            exit: Exit::default(),
         };
         parser.accept(&mut initial);
         parser.initial = initial;
@@ -133,6 +149,7 @@ impl StreamParser {
             return;
         }
         let start = out.len();
+        self.exit.pushed += chunk.len();
         self.inner.push(chunk, out);
         self.accept(out.get_mut(start..).unwrap_or(&mut []));
     }
@@ -144,6 +161,11 @@ impl StreamParser {
             // it: ids follow that stream alone, which is the same in any chunking (and as under `none`).
             if !(self.inline_reasoning && matches!(d, Delta::Reasoning(_))) {
                 self.ids.stamp(d);
+            }
+            match d {
+                Delta::ToolCall { index, .. } => self.exit.last_call = Some(*index),
+                Delta::Content(s) | Delta::Reasoning(s) if !s.is_empty() => self.exit.last_call = None,
+                _ => {}
             }
             self.message.apply(d);
         }
@@ -163,7 +185,12 @@ impl StreamParser {
         let start = out.len();
         let r = self.inner.finish(self.is_partial, &mut out);
         self.accept(out.get_mut(start..).unwrap_or(&mut []));
+        let cut_off = self.check_exit(&mut out);
         self.finished = true;
+        let r = match r {
+            Ok(()) if cut_off => Err(Error::new(ErrorKind::Parse, "output ends inside a tool call").with_offset(self.exit.pushed)),
+            r => r,
+        };
         match r {
             Ok(()) => Ok(out),
             // The parser already said where with a diagnostic; the incomplete call stays as parsed.
@@ -177,6 +204,22 @@ impl StreamParser {
                 Err(e)
             }
         }
+    }
+
+    /// The exit guarantees (see [`crate::parse::exit`]): every call's arguments valid JSON, fixed by
+    /// deltas appended to `out` (a partial request is left as parsed). True when the last call was
+    /// cut off inside its arguments.
+    fn check_exit(&mut self, out: &mut Vec<Delta>) -> bool {
+        if self.is_partial {
+            return false;
+        }
+        let start = out.len();
+        let cut_off = self.exit.check.finish(&self.message, self.exit.pushed, self.exit.last_call, out);
+        self.accept(out.get_mut(start..).unwrap_or(&mut []));
+        if !self.exit.check.diagnostics().is_empty() {
+            self.exit.diagnostics = Some(self.inner.diagnostics().iter().chain(self.exit.check.diagnostics()).cloned().collect());
+        }
+        cut_off
     }
 
     /// The deltas produced by a [`Self::finish`] that returned an error (they come before the
@@ -208,7 +251,7 @@ impl StreamParser {
 
     /// Problems seen in the output so far.
     pub fn diagnostics(&self) -> &[Diagnostic] {
-        self.inner.diagnostics()
+        self.exit.diagnostics.as_deref().unwrap_or(self.inner.diagnostics())
     }
 }
 

@@ -185,6 +185,9 @@ export interface Diagnostic {
   count?: number;
   /** UTF-16 index of the last occurrence (present only with `count`). */
   lastOffset?: number;
+  /** The leniency rule of an accepted departure from the template's canonical form (`'R16'`: the
+   * README's Leniency table); absent when the diagnostic reports no accepted departure. */
+  rule?: string;
 }
 
 export type ReasoningMode = 'NONE' | 'TAG_BASED' | 'DELIMITER' | 'FORCED_OPEN' | 'FORCED_CLOSED' | 'TOOLS_ONLY';

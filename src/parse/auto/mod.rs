@@ -1019,9 +1019,11 @@ impl AutoParser {
                         return Err(self.truncated(out));
                     }
                 } else {
-                    // A typed value still held (`Tru`, `3 da`) is text too.
-                    self.finish_typed_value();
-                    self.cut_untyped_value();
+                    // A typed value still held (`Tru`, `3 da`) is text too; a schema-less one held
+                    // (it shares the buffer) goes out as the string it began.
+                    if !self.cut_untyped_value() {
+                        self.finish_typed_value();
+                    }
                     self.release_string_arguments();
                     self.flush_call(out);
                     if !complete {
