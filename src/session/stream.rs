@@ -43,7 +43,7 @@ pub struct StreamParser {
 
 /// [`ExitCheck`] with what it needs from the stream: the output's length so far, and the inner
 /// parser's diagnostics followed by the check's own once it has any.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Exit {
     check: ExitCheck,
     pushed: usize,
@@ -131,6 +131,7 @@ impl StreamParser {
             unreturned: self.unreturned.clone(),
             ids: self.ids.clone(),
             inline_reasoning: self.inline_reasoning,
+            exit: self.exit.clone(),
         })
     }
 
