@@ -311,7 +311,7 @@ impl JsStreamParser {
         Ok(convert::message_to_js(self.inner.message(), self.reasoning_field))
     }
 
-    /// Problems seen in the output so far: `[{offset, message}]`.
+    /// Problems seen in the output so far: `[{offset, message, count?, lastOffset?, rule?}]`.
     #[wasm_bindgen(getter)]
     pub fn diagnostics(&self) -> Result<JsValue, JsValue> {
         to_js(self.inner.diagnostics())
