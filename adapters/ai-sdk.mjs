@@ -1,6 +1,11 @@
-// Vercel AI SDK (ai 7 / @ai-sdk/provider 4) middleware: a raw-text model (any provider whose output
-// is the template's text — a completions endpoint, a local engine) becomes a chat model with
-// reasoning, text and tool calls, parsed by chat-autoparser from the chat template itself.
+// Vercel AI SDK middleware, for ai 6 (LanguageModelV3, @ai-sdk/provider 3) and ai 7 (LanguageModelV4,
+// @ai-sdk/provider 4): a raw-text model (any provider whose output is the template's text — a completions
+// endpoint, a local engine) becomes a chat model with reasoning, text and tool calls, parsed by
+// chat-autoparser from the chat template itself.
+//
+// The two generations share every shape this middleware reads and writes (call options, prompt, stream parts,
+// generate content, `finishReason: {unified, raw}`). ai 6 requires `specificationVersion: 'v3'`; ai 7 accepts any
+// (its `LanguageModelMiddleware` makes the field an optional string), so the middleware declares 'v3'.
 //
 //   import { wrapLanguageModel, streamText } from 'ai';
 //   import { chatAutoparserMiddleware } from 'chat-autoparser/ai-sdk';
@@ -26,7 +31,7 @@ const resultText = (output) => {
   return typeof output.value === 'string' ? output.value : JSON.stringify(output.value);
 };
 
-/** An AI SDK prompt (`LanguageModelV4Prompt`) as OpenAI chat messages, for the template's context. */
+/** An AI SDK prompt (`LanguageModelV3Prompt` / `LanguageModelV4Prompt`) as OpenAI chat messages, for the template's context. */
 export function toOpenAIMessages(prompt = []) {
   const out = [];
   for (const m of prompt) {
@@ -48,7 +53,7 @@ export function toOpenAIMessages(prompt = []) {
 }
 
 /**
- * Turns parser deltas into LanguageModelV4 stream parts: `reasoning-start/delta/end`,
+ * Turns parser deltas into LanguageModelV3/V4 stream parts: `reasoning-start/delta/end`,
  * `text-start/delta/end`, `tool-input-start/delta/end` and one `tool-call` per complete call.
  * A call's id is the one on its first delta (a model id written after the name is not re-sent).
  */
@@ -126,7 +131,7 @@ function finishReason(source, calls, cut) {
 }
 
 /**
- * A `LanguageModelV4Middleware` that parses the wrapped model's raw text with the chat template.
+ * A language-model middleware (ai 6 and ai 7) that parses the wrapped model's raw text with the chat template.
  * `template`: the Jinja chat template source or a `ChatTemplate`. `options`: request options for
  * the parser (`enableThinking`, `reasoningFormat`, …), or a function `(params) => options`. By
  * default `tools` and `messages` come from the call (`params.tools`, `params.prompt`), so the
@@ -139,7 +144,7 @@ export function chatAutoparserMiddleware({ template, options = {} }) {
     return new StreamParser(template, { tools: toOpenAITools(params.tools), messages: toOpenAIMessages(params.prompt), ...extra });
   };
   return {
-    specificationVersion: 'v4',
+    specificationVersion: 'v3',
 
     async wrapGenerate({ doGenerate, params }) {
       const result = await doGenerate();

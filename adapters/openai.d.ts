@@ -45,3 +45,14 @@ export function completionsToChatChunks(
 ): TransformStream<string | Uint8Array, ChatCompletionChunk>;
 /** Chunks → SSE bytes (`data: {…}\n\n` … `data: [DONE]\n\n`). */
 export function chatChunksToSSE(): TransformStream<ChatCompletionChunk, Uint8Array>;
+
+/** An openai-node `ChatCompletionStream` (or anything that emits `'chunk'` with the chunk and the accumulated snapshot). */
+export interface ChunkEmitter {
+  on(event: 'chunk', listener: (chunk: any, snapshot: any) => void): unknown;
+}
+/**
+ * Make openai-node's accumulator keep the whole reasoning (`reasoning_content` / `reasoning` / `thinking`), not
+ * only the last delta: its snapshots and `finalChatCompletion()` / `finalMessage()` then carry all of it.
+ * Call before reading the stream; returns the stream.
+ */
+export function accumulateReasoning<S extends ChunkEmitter>(stream: S): S;

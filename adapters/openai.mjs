@@ -134,3 +134,30 @@ export function chatChunksToSSE() {
     flush(controller) { controller.enqueue(encoder.encode('data: [DONE]\n\n')); },
   });
 }
+
+const REASONING_FIELDS = ['reasoning_content', 'reasoning', 'thinking'];
+
+/**
+ * openai-node's `ChatCompletionStream` keeps only the last delta of a message field it does not know, and
+ * reasoning (`reasoning_content`, or `reasoning` / `thinking` per the `reasoningField` option) is one: this
+ * makes its snapshots (`'chunk'` events, `currentChatCompletionSnapshot`) and its final completion
+ * (`finalChatCompletion()`, `finalMessage()`) carry the whole reasoning. Call it before reading the stream;
+ * returns the stream. Works with anything that emits `'chunk'` with `(chunk, snapshot)` as openai-node does.
+ */
+export function accumulateReasoning(stream) {
+  const texts = new Map();   // `${choice index} ${field}` → the reasoning so far
+  stream.on('chunk', (chunk, snapshot) => {
+    for (const choice of chunk?.choices ?? []) {
+      const message = snapshot?.choices?.find((c) => c.index === choice.index)?.message;
+      for (const field of REASONING_FIELDS) {
+        const piece = choice.delta?.[field];
+        if (typeof piece !== 'string') continue;
+        const key = `${choice.index} ${field}`;
+        const text = (texts.get(key) ?? '') + piece;
+        texts.set(key, text);
+        if (message) message[field] = text;
+      }
+    }
+  });
+  return stream;
+}

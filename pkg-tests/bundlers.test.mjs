@@ -1,5 +1,6 @@
 // A small browser app that imports the package by name, bundled with esbuild and with Vite (both from npm),
-// runs in Debian chromium (issue #15 item 2). Vite resolves the entry's `new URL('…_bg.wasm',
+// runs in Debian chromium (issue #15 item 2). The package is the packed one, as installed into a fresh project
+// (pkg-tests/fresh.mjs). Vite resolves the entry's `new URL('…_bg.wasm',
 // import.meta.url)` itself, so a bare `await init()` works; esbuild does not rewrite that pattern, so the app
 // imports the wasm's URL from `chat-autoparser/wasm` (esbuild's `file` loader) and passes it to `init`.
 import { test, before, after } from 'node:test';
@@ -11,6 +12,7 @@ import { extname, join, normalize } from 'node:path';
 import { chromium } from 'playwright-core';
 import { build } from 'vite';
 import { repoRoot } from './helpers.mjs';
+import { freshProjects } from './fresh.mjs';
 
 const CHROMIUM = '/usr/bin/chromium';
 const NO_BROWSER = !existsSync(CHROMIUM) && 'no /usr/bin/chromium';
@@ -49,7 +51,7 @@ before(async () => {
   if (NO_BROWSER) return;
   rmSync(app, { recursive: true, force: true });
   mkdirSync(join(app, 'node_modules'), { recursive: true });
-  symlinkSync(repoRoot, join(app, 'node_modules', 'chat-autoparser'), 'dir');
+  symlinkSync(join((await freshProjects()).dir('core'), 'node_modules', 'chat-autoparser'), join(app, 'node_modules', 'chat-autoparser'), 'dir');
   // esbuild: the wasm URL comes from the `./wasm` export through the file loader.
   mkdirSync(join(app, 'esbuild-src'));
   writeFileSync(join(app, 'esbuild-src', 'main.js'), APP("import wasmUrl from 'chat-autoparser/wasm';\nawait init(wasmUrl);"));
@@ -68,7 +70,7 @@ before(async () => {
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${server.address().port}/`;
   browser = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'chr-')), {
-    executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+    executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
 });
 

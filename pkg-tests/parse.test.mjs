@@ -59,6 +59,32 @@ test('a Qwen3-Coder tool call, whole and streamed one character at a time', () =
   p.free();
 });
 
+test('finishReason: stop or tool_calls for a normal end, length inside a call, on the parser and the message (none while partial)', () => {
+  const src = templateSource('NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja');
+  const call = 'Let me check. <tool_call>\n{"name": "get_weather", "arguments": {"location": "Paris"}}\n</tool_call>';
+  assert.equal(parseOutput(src, 'Hello there.', { tools: WEATHER }).finishReason, 'stop');
+  assert.equal(parseOutput(src, call, { tools: WEATHER }).finishReason, 'tool_calls');
+  assert.equal(parseOutput(src, call, { tools: WEATHER, diagnostics: true }).message.finishReason, 'tool_calls');
+  assert.equal(parseOutput(src, call, { tools: WEATHER, isPartial: true }).finishReason, undefined);
+  const p = new StreamParser(src, { tools: WEATHER });
+  p.push(call);
+  assert.equal(p.finishReason, null, 'not finished yet');
+  assert.equal(p.message.finishReason, undefined);
+  p.finish();
+  assert.equal(p.finishReason, 'tool_calls');
+  assert.deepEqual(p.message, parseOutput(src, call, { tools: WEATHER }), 'the streamed message is the whole-text one');
+  const partial = new StreamParser(src, { tools: WEATHER, isPartial: true });
+  partial.push('Hello');
+  partial.finish();
+  assert.equal(partial.finishReason, null);
+  // strict: finish() throws at a cut call, and the parser still says why it ended.
+  const strict = new StreamParser(src, { tools: WEATHER, strict: true });
+  strict.push(call.slice(0, 50));
+  assert.throws(() => strict.finish(), (e) => e.kind === 'Parse');
+  assert.equal(strict.finishReason, 'length');
+  assert.equal(strict.message.finishReason, 'length');
+});
+
 test('a truncated tool call: kept with finishReason length; strict: finish throws a Parse error with the offset', () => {
   const src = templateSource('NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja');
   const text = 'Hi <tool_call>\n{"name": "get_weather", "arguments": {"location": "Par';
@@ -67,6 +93,8 @@ test('a truncated tool call: kept with finishReason length; strict: finish throw
   assert.equal(partial.finishReason, undefined);
   const cut = parseOutput(src, text, { tools: WEATHER });
   assert.equal(cut.tool_calls?.[0]?.function.name, 'get_weather');
+  // Closed to valid JSON by appended text (issue #24's exit guarantee).
+  assert.equal(cut.tool_calls[0].function.arguments, '{"location": "Par"}');
   assert.equal(cut.finishReason, 'length');
   assert.throws(() => parseOutput(src, text, { tools: WEATHER, strict: true }), (e) => e instanceof Error && e.kind === 'Parse' && typeof e.offset === 'number');
   const lenient = new StreamParser(src, { tools: WEATHER });
@@ -175,4 +203,14 @@ test('addressed messages (Muse Glimmer): reasoning, a call and the answer routed
   assert.equal(built.content, whole.content);
   assert.equal(built.reasoning_content, whole.reasoning_content);
   assert.deepEqual(built.tool_calls.map((c) => c.function.arguments), whole.tool_calls.map((c) => c.function.arguments));
+});
+
+test('diagnostics[].rule names the leniency rule of an accepted departure', () => {
+  const src = templateSource('NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja');
+  // A call's end marker written twice (rule R10) and a JSON-encoded arguments string (rule R17).
+  const text = '<tool_call>\n{"name": "get_weather", "arguments": "{\\"location\\": \\"Paris\\"}"}\n</tool_call></tool_call>';
+  const { message, diagnostics } = parseOutput(src, text, { tools: WEATHER, diagnostics: true });
+  assert.deepEqual(JSON.parse(message.tool_calls[0].function.arguments), { location: 'Paris' }, JSON.stringify(message));
+  for (const d of diagnostics) assert.equal(d.rule, /rule (R\d+)/.exec(d.message)?.[1], JSON.stringify(d));
+  assert.ok(diagnostics.some((d) => d.rule === 'R17'), JSON.stringify(diagnostics));
 });

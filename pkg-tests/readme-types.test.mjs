@@ -1,4 +1,4 @@
-// Every ```js code block of the README type-checks under `tsc --strict` against the shipped declarations,
+// Every ```js and ```ts code block of the README type-checks under `tsc --strict` against the shipped declarations,
 // as a TypeScript user would paste it. Each block becomes a module: its imports stay on top, the rest runs in
 // an async function; the variables the README leaves to the reader are declared with the package's types.
 import { test } from 'node:test';
@@ -24,7 +24,7 @@ declare const weatherTool: import('ai').Tool;
 
 test('the README\'s JavaScript examples compile under tsc --strict', () => {
   const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-  const blocks = [...readme.matchAll(/^```js\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
+  const blocks = [...readme.matchAll(/^```(?:js|ts)\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
   assert.ok(blocks.length >= 3, 'the README has its JavaScript examples');
   const dir = join(repoRoot, 'target', 'readme-types');
   rmSync(dir, { recursive: true, force: true });
@@ -32,7 +32,8 @@ test('the README\'s JavaScript examples compile under tsc --strict', () => {
   const files = blocks.map((code, i) => {
     const lines = code.split('\n');
     const imports = lines.filter((l) => /^import\b/.test(l));
-    const body = lines.filter((l) => !/^import\b/.test(l));
+    // A module's default export (a Workers handler) is checked as a value.
+    const body = lines.filter((l) => !/^import\b/.test(l)).map((l) => l.replace(/^export default /, 'const defaultExport = '));
     const name = `readme-${i + 1}.ts`;
     writeFileSync(join(dir, name), `${imports.join('\n')}\n${PRELUDE}\nexport async function example(): Promise<void> {\n${body.join('\n')}\n}\n`);
     return name;

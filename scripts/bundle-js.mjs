@@ -47,6 +47,25 @@ const exported = [...glue.matchAll(/^export (?:class|function) (\w+)/gm)].map((m
 glue = glue.replace(/^export (class|function) /gm, '$1 ');
 glue = replaceOnce(glue, 'export { initSync, __wbg_init as default };', '');
 if (/^export /m.test(glue)) fail('an export the bundler does not know');
+// Strings into wasm: the glue copies the ASCII prefix one character at a time in JS before handing the rest to
+// `encodeInto`, which made passing a 30 KB reply cost as much as parsing it (issue #25). One `encodeInto` into
+// a buffer as long as the string does the same for the ASCII prefix natively, then the rest goes on as before
+// (the same bytes: `encodeInto` stops at the first character that does not fit, `read` tells where).
+glue = replaceOnce(glue, `    for (; offset < len; offset++) {
+        const code = arg.charCodeAt(offset);
+        if (code > 0x7F) break;
+        mem[ptr + offset] = code;
+    }
+    if (offset !== len) {
+        if (offset !== 0) {
+            arg = arg.slice(offset);
+        }`, `    const ascii = cachedTextEncoder.encodeInto(arg, mem.subarray(ptr, ptr + len));
+    offset = ascii.written;
+    if (ascii.read !== len || offset !== len) {
+        offset = ascii.read === offset ? offset : 0;
+        if (offset !== 0) {
+            arg = arg.slice(offset);
+        }`);
 const WASM_URL = `new URL('${NAME}_bg.wasm', import.meta.url)`;
 replaceOnce(glue, WASM_URL, WASM_URL);
 
@@ -62,17 +81,64 @@ const apiBlock = `const api = (() => {\n${facade}\nreturn API;\n})();\n`;
 const rawBlock = (g) => `const raw = (() => {\n${g}\nreturn { ${[...exported, 'initSync', '__wbg_init'].join(', ')} };\n})();\n`;
 
 // Browser / bundler ESM. The wasm URL stays the literal `new URL('…_bg.wasm', import.meta.url)` that
-// bundlers (esbuild, Vite, webpack) rewrite to the emitted asset.
+// bundlers (esbuild, Vite, webpack) rewrite to the emitted asset. A load that fails (no URL for the module
+// in Cloudflare Workers, Node's fetch on a file: URL, a 404) is a \`Load\` error that says what to pass.
 const web = `${header}${rawBlock(glue)}
 let instance;
 const wasm = () => instance;
 /** Load the wasm module: \`input\` is a URL, Response, BufferSource or WebAssembly.Module (default: next to this file). */
 async function init(input) {
-  if (instance === undefined) instance = await raw.__wbg_init(input === undefined ? undefined : { module_or_path: input });
+  if (instance !== undefined) return;
+  try {
+    instance = await raw.__wbg_init(input === undefined ? undefined : { module_or_path: input });
+  } catch (e) {
+    throw loadError(e, input);
+  }
+}
+/** Instantiate the wasm synchronously from a WebAssembly.Module (or its bytes), as Workers and Deno import it. */
+function initSync(module) {
+  if (instance !== undefined) return;
+  try {
+    instance = raw.initSync({ module });
+  } catch (e) {
+    throw loadError(e, module);
+  }
+}
+function loadError(e, input) {
+  const why = e instanceof Error ? \`\${e.name}: \${e.message}\` : String(e);
+  let url;
+  if (input === undefined) {
+    try { url = new URL('${NAME}_bg.wasm', import.meta.url); } catch { /* stays undefined */ }
+  } else if (typeof input === 'string' || input instanceof URL) {
+    url = input;
+  }
+  let hint = 'pass the wasm to init(): its URL, a fetch() Response, its bytes or a WebAssembly.Module';
+  if (input === undefined && url === undefined) {
+    hint = 'this runtime gives the module no URL to find ${NAME}_bg.wasm next to it (Cloudflare Workers): '
+      + "import from 'chat-autoparser' with wrangler (its \`workerd\` entry loads the wasm itself), or import the module "
+      + "and pass it: import wasm from 'chat-autoparser/${NAME}.wasm'; await init(wasm)";
+  } else if (String(url).startsWith('file:')) {
+    hint = "fetch() cannot read a file: URL here (Node): in Node import 'chat-autoparser' (its \`node\` entry loads the wasm "
+      + "itself), or pass the bytes: await init(readFileSync(new URL(import.meta.resolve('chat-autoparser/${NAME}.wasm'))))";
+  }
+  const err = new api.ChatAutoparserError('Load', \`could not load the wasm module\${url === undefined ? '' : \` from \${url}\`} (\${why}): \${hint}\`);
+  err.cause = e;
+  return err;
 }
 ${apiBlock}
-export const { ${names.filter((n) => n !== 'init').join(', ')} } = api;
+export const { ${names.filter((n) => n !== 'init' && n !== 'initSync').join(', ')} } = api;
+export { initSync };
 export default init;
+`;
+
+// Runtimes that import a .wasm file as a compiled module: Cloudflare Workers (the `workerd` condition;
+// wrangler's default rules turn a `*.wasm` import into a WebAssembly.Module) and Deno (the `deno` condition;
+// a source-phase import needs no permission, unlike reading the file). The wasm is instantiated on import.
+const moduleEntry = (importLine) => `${header}${importLine}
+import { initSync } from './${NAME}.js';
+initSync(wasmModule);
+export * from './${NAME}.js';
+export { default } from './${NAME}.js';
 `;
 
 // Node CommonJS: the wasm is read from the web directory (shipped once) and instantiated synchronously.
@@ -83,6 +149,7 @@ const instance = raw.initSync({ module: require('node:fs').readFileSync(require(
 const wasm = () => instance;
 /** Node loads the wasm synchronously when the package is required: a no-op, for isomorphic code. */
 async function init(input) {}
+function initSync(module) {}
 ${apiBlock}
 module.exports = api;
 module.exports.default = init;
@@ -96,6 +163,11 @@ export default api.init;
 mkdirSync(join(root, 'pkg/web'), { recursive: true });
 mkdirSync(join(root, 'pkg/node'), { recursive: true });
 writeFileSync(join(root, 'pkg/web', `${NAME}.js`), web);
+// `chat-autoparser/wasm` and `chat-autoparser/chat_autoparser.wasm`: what a bundler makes of a .wasm import
+// (wrangler: a WebAssembly.Module; esbuild's file loader, Vite's ?url: its URL), for init().
+writeFileSync(join(root, 'pkg/web/wasm.d.ts'), '/** The wasm file, as your bundler imports it: a WebAssembly.Module (wrangler) or its URL (esbuild\'s file loader). Pass it to init(). */\ndeclare const wasm: WebAssembly.Module | string;\nexport default wasm;\n');
+writeFileSync(join(root, 'pkg/web/workerd.js'), moduleEntry(`import wasmModule from './${NAME}_bg.wasm';`));
+writeFileSync(join(root, 'pkg/web/deno.js'), moduleEntry(`import source wasmModule from './${NAME}_bg.wasm';`));
 writeFileSync(join(root, 'pkg/web/package.json'), '{ "type": "module" }\n');
 writeFileSync(join(root, 'pkg/node', `${NAME}.js`), node);
 writeFileSync(join(root, 'pkg/node/package.json'), '{ "type": "commonjs" }\n');

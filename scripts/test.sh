@@ -27,7 +27,8 @@ echo; echo "== build wasm"
 bash scripts/build.sh
 echo; echo "== tsc --noEmit (every export, against the shipped declarations)"
 npx --no-install tsc -p pkg-tests/types
-npx --no-install tsc -p pkg-tests/types/tsconfig.adapters.json   # adapter subpaths, with the SDKs' own types
+# The adapter subpaths against the SDKs' own types (ai 6, ai 7, openai): pkg-tests/fresh-projects.test.mjs,
+# in projects that install the packed package.
 echo "types ok"
 echo; echo "== node --test pkg-tests/"
 node --test --test-reporter=spec pkg-tests/

@@ -363,6 +363,10 @@ pub struct Diagnostic {
     /// Offset of the last occurrence when `count` > 1 (`offset` is then the first).
     #[serde(default, rename = "lastOffset", skip_serializing_if = "Option::is_none")]
     pub last_offset: Option<usize>,
+    /// The leniency rule of an accepted departure (`"R16"`, see [`crate::rules`]); omitted when the
+    /// diagnostic reports no departure the parser accepted (text kept as content, a cut-off call).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
 }
 
 fn one() -> usize {
@@ -374,9 +378,13 @@ fn is_one(n: &usize) -> bool {
 }
 
 impl Diagnostic {
-    /// One occurrence at `offset`.
+    /// One occurrence at `offset`. Its rule is the one the message names (`… (rule R16)`), when the
+    /// catalogue has it: the parsers say each accepted departure's rule in its message, and this is
+    /// the one place the id is read off it.
     pub fn new(offset: usize, message: impl Into<String>) -> Self {
-        Diagnostic { offset, message: message.into(), count: 1, last_offset: None }
+        let message = message.into();
+        let rule = crate::rules::rule_named_in(&message).and_then(crate::rules::rule).map(|r| r.id.to_string());
+        Diagnostic { offset, message, count: 1, last_offset: None, rule }
     }
 }
 

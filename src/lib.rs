@@ -24,6 +24,7 @@ mod formats;
 pub mod gbnf;
 mod parse;
 pub mod response_template;
+pub mod rules;
 mod session;
 mod template;
 mod text;

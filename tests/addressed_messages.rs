@@ -186,19 +186,20 @@ fn a_recipient_header_with_json_arguments_as_the_body() {
 
 #[test]
 fn hostile_message_soup_parses_in_linear_time() {
-    // Each stays well under a second; a quadratic path (re-trimming a held body per chunk, recounting
-    // a call body's values per end token) takes minutes on these.
+    // Linear: four times the soup takes about four times as long (quadratic: sixteen). A quadratic path
+    // (re-trimming a held body per chunk, recounting a call body's values per end token) takes minutes
+    // on the full sizes. A ratio within one run holds on a loaded machine where an absolute bound does not.
     let head = "<atem:function_calls>\n<atem:invoke name=\"get_weather\">\n<atem:parameter name=\"city\">";
-    let soups = [
-        format!(" to=user<|message|>{}x<|eot|>", " ".repeat(200_000)),
-        format!(" to=get_weather<|message|>{head}{}</atem:parameter>", "<|eot|>".repeat(30_000)),
-        format!(" to=user<|message|>{}", "<|start|>assistant to=get_weather<|message|><atem:function_calls>".repeat(5_000)),
-        "<|start|>".repeat(50_000),
-        " to=user<|message|>".repeat(20_000),
-        format!(" to=self<|message|>{}", "<|message|><|eom|>".repeat(20_000)),
+    let soups: [Box<dyn Fn(usize) -> String>; 6] = [
+        Box::new(|k| format!(" to=user<|message|>{}x<|eot|>", " ".repeat(200_000 / k))),
+        Box::new(move |k| format!(" to=get_weather<|message|>{head}{}</atem:parameter>", "<|eot|>".repeat(30_000 / k))),
+        Box::new(|k| format!(" to=user<|message|>{}", "<|start|>assistant to=get_weather<|message|><atem:function_calls>".repeat(5_000 / k))),
+        Box::new(|k| "<|start|>".repeat(50_000 / k)),
+        Box::new(|k| " to=user<|message|>".repeat(20_000 / k)),
+        Box::new(|k| format!(" to=self<|message|>{}", "<|message|><|eom|>".repeat(20_000 / k))),
     ];
     let t = ChatTemplate::new(&common::template_source(TEMPLATE), RenderOptions::default()).unwrap();
-    for soup in &soups {
+    let time = |soup: &str| {
         let t0 = std::time::Instant::now();
         let mut p = t.stream_parser(&options()).unwrap();
         // Small chunks: the cost of a path that re-reads what it holds grows with their number.
@@ -206,9 +207,14 @@ fn hostile_message_soup_parses_in_linear_time() {
             p.push(std::str::from_utf8(chunk).unwrap_or(""));
         }
         let _ = p.finish();
-        let took = t0.elapsed();
-        println!("{} bytes of {:?}…: {took:?}", soup.len(), &soup[..24]);
-        // Debug builds (plain `cargo test`) are several times slower than release; still linear.
-        assert!(took < std::time::Duration::from_secs(4), "{} bytes of {:?}…: {took:?}", soup.len(), &soup[..24]);
+        t0.elapsed()
+    };
+    for make in &soups {
+        let (small, soup) = (make(4), make(1));
+        let (ts, took) = (time(&small).max(std::time::Duration::from_micros(50)), time(&soup));
+        let ratio = took.as_secs_f64() / ts.as_secs_f64();
+        println!("{} bytes of {:?}…: {took:?} ({ratio:.1}× a quarter of it)", soup.len(), &soup[..24]);
+        assert!(ratio < 9.0, "{} bytes of {:?}…: {took:?}, {ratio:.1}× a quarter's {ts:?}: not linear", soup.len(), &soup[..24]);
+        assert!(took < std::time::Duration::from_secs(60), "{} bytes of {:?}…: {took:?}", soup.len(), &soup[..24]);
     }
 }

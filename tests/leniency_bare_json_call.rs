@@ -132,22 +132,32 @@ fn candidates_are_checked_in_linear_time() {
     use chat_autoparser::{ChatTemplate, RenderOptions};
     use std::time::{Duration, Instant};
     let t = ChatTemplate::new(&common::template_source(QWEN3), RenderOptions::default()).unwrap();
-    let soups = [
-        "\n{".repeat(20_000),
-        "{\"a\": ".repeat(20_000),
-        "{\"name\": \"get_weather\", \"arguments\": {\"city\": \"x\"}}\n".repeat(5_000),
-        format!("[{}", "{\"name\": \"get_weather\", \"arguments\": {}},\n  ".repeat(5_000)),
-        "{\"name\": \"get_weather\", \"arguments\": {\"city\": \"<tool_call>\"}, \"x\": 1}\n".repeat(5_000),
+    let soups: [(&str, usize); 5] = [
+        ("\n{", 20_000),
+        ("{\"a\": ", 20_000),
+        ("{\"name\": \"get_weather\", \"arguments\": {\"city\": \"x\"}}\n", 5_000),
+        ("{\"name\": \"get_weather\", \"arguments\": {}},\n  ", 5_000),
+        ("{\"name\": \"get_weather\", \"arguments\": {\"city\": \"<tool_call>\"}, \"x\": 1}\n", 5_000),
     ];
-    for soup in &soups {
+    let time = |soup: &str| {
         let t0 = Instant::now();
         let mut p = t.stream_parser(&options()).unwrap();
         for chunk in soup.as_bytes().chunks(64) {
             p.push(std::str::from_utf8(chunk).unwrap());
         }
         p.finish().unwrap();
-        let took = t0.elapsed();
-        println!("{} bytes of {:?}…: {took:?}", soup.len(), &soup[..12]);
-        assert!(took < Duration::from_secs(2), "{} bytes of {:?}…: {took:?}", soup.len(), &soup[..12]);
+        t0.elapsed()
+    };
+    for (i, (unit, n)) in soups.iter().enumerate() {
+        // The array soup opens with `[`; the others are the unit repeated.
+        let make = |k: usize| if i == 3 { format!("[{}", unit.repeat(k)) } else { unit.repeat(k) };
+        // Linear: four times the text takes about four times as long (quadratic would be sixteen). A ratio
+        // measured in one run holds on a loaded machine where an absolute bound does not.
+        let (small, large) = (make(n / 4), make(*n));
+        let (ts, tl) = (time(&small).max(Duration::from_micros(50)), time(&large));
+        let ratio = tl.as_secs_f64() / ts.as_secs_f64();
+        println!("{} bytes of {:?}…: {tl:?} ({ratio:.1}× the time of a quarter of it)", large.len(), &large[..12]);
+        assert!(ratio < 9.0, "{} bytes of {:?}…: {tl:?}, {ratio:.1}× a quarter's {ts:?}: not linear", large.len(), &large[..12]);
+        assert!(tl < Duration::from_secs(30), "{} bytes of {:?}…: {tl:?}", large.len(), &large[..12]);
     }
 }

@@ -1,4 +1,6 @@
-//! Untrusted templates: every hostile class fails with a clear error within a second, natively.
+//! Untrusted templates: every hostile class fails with a clear error within a second, natively (a
+//! release build; the unoptimised `cargo test` build gets five, as tests/hostile_templates.rs does: without
+//! its budget each of these would run for hours, so the bound still tells a budget from none).
 
 use chat_autoparser::{render_template, ErrorKind, RenderOptions};
 use std::time::{Duration, Instant};
@@ -7,7 +9,8 @@ fn fails_fast(name: &str, source: &str, context: serde_json::Value) {
     let t0 = Instant::now();
     let err = render_template(source, &context, RenderOptions::default()).expect_err(name);
     let took = t0.elapsed();
-    assert!(took < Duration::from_secs(1), "{name}: error took {took:?}");
+    let bound = Duration::from_secs(if cfg!(debug_assertions) { 5 } else { 1 });
+    assert!(took < bound, "{name}: error took {took:?}");
     assert!(matches!(err.kind(), ErrorKind::Limit | ErrorKind::Render), "{name}: {err}");
     assert!(!err.to_string().is_empty());
 }

@@ -9,6 +9,7 @@ use std::path::Path;
 const STAGES: &[(&str, u8)] = &[
     ("error", 0),
     ("text", 0),
+    ("rules", 0),
     ("api", 1),
     ("template", 2),
     ("analysis", 3),

@@ -1,6 +1,8 @@
-// Type test of the adapter subpaths against the shipped declarations (strict).
+// Type test of the adapter subpaths against the shipped declarations (strict), compiled in the fresh ai 7 project
+// (pkg-tests/fresh-projects.test.mjs: the packed package, ai 7, @ai-sdk/provider 4, openai).
 import { ChatTemplate, type Delta } from 'chat-autoparser';
-import { ChatCompletionChunker, completionsToChatChunks, chatChunksToSSE, toChatCompletionChunk, finalChatCompletionChunk, finishReasonOf, type ChatCompletionChunk, type FinishReason } from 'chat-autoparser/openai';
+import { ChatCompletionChunker, completionsToChatChunks, chatChunksToSSE, toChatCompletionChunk, finalChatCompletionChunk, finishReasonOf, accumulateReasoning, type ChatCompletionChunk, type FinishReason } from 'chat-autoparser/openai';
+import { ChatCompletionStream } from 'openai/lib/ChatCompletionStream';
 import { chatAutoparserMiddleware, toOpenAITools } from 'chat-autoparser/ai-sdk';
 import { createTextSink, parseTextStream } from 'chat-autoparser/engines';
 import { wrapLanguageModel } from 'ai';
@@ -9,6 +11,7 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 declare const source: string;
 declare const rawModel: LanguageModelV4;
 declare const delta: Delta;
+declare const openaiStream: ChatCompletionStream;
 
 const tmpl = new ChatTemplate(source);
 const chunker = new ChatCompletionChunker(tmpl, { tools: [] }, { id: 'x', model: 'm' });
@@ -28,4 +31,5 @@ const cut: boolean = sink.cutInsideCall;
 async function iterate() {
   for await (const d of parseTextStream(['a', 'b'], source)) void d;
 }
-void [reason, one, last, sse, model, tools, sink.end(), cut, iterate];
+const whole: Promise<string | null | undefined> = accumulateReasoning(openaiStream).finalMessage().then((m) => m.content);
+void [reason, one, last, sse, model, tools, sink.end(), cut, iterate, whole];

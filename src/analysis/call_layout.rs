@@ -1,6 +1,6 @@
-//! T8 — the call layout re-read from two calls (tag formats with JSON arguments).
+//! tools.8 — the call layout re-read from two calls (tag formats with JSON arguments).
 //!
-//! T1 splits one rendered call into section / call / name markers from its surroundings alone; when
+//! tools.1 splits one rendered call into section / call / name markers from its surroundings alone; when
 //! the call's own markers run straight into the section end and the end of the turn
 //! (`…```<｜tool▁call▁end｜><｜tool▁calls▁end｜><｜end▁of▁sentence｜>`), or when nothing surrounds the
 //! name tag (`<function=f>{…}</function><|eom_id|>`), that split goes wrong. Two calls settle it:
@@ -20,7 +20,7 @@ pub fn refine(pr: &mut Prober, t: &mut ToolsAnalysis) {
         if apply(t, &opener, &closer, &tail) {
             let f = &t.format;
             pr.diagnostics.push(format!(
-                "tool calls: re-read from two calls (T8): call {:?}…{:?}, section end {:?}, function close {:?}",
+                "tool calls: re-read from two calls (tools.8): call {:?}…{:?}, section end {:?}, function close {:?}",
                 f.per_call_start, f.per_call_end, f.section_end, t.function.close
             ));
         }
@@ -77,7 +77,7 @@ fn apply(t: &mut ToolsAnalysis, opener: &str, closer: &str, tail: &str) -> bool 
     }
     let close = trim_ws(&func.close).to_string();
     // The function closer ran on past the call's end into the section end (`…```<｜tool▁call▁end｜>
-    // <｜tool▁calls▁end｜>`), or one call ends the render with no marker T1 could pair
+    // <｜tool▁calls▁end｜>`), or one call ends the render with no marker tools.1 could pair
     // (`…```<｜tool▁call▁end｜>` alone: a template that writes the section end only after a second call).
     let ran_on = close.len() > closer.len() && close.starts_with(closer);
     let unread = close.is_empty() && f.per_call_end.is_empty() && f.section_end.is_empty();
@@ -115,7 +115,7 @@ mod tests {
         assert_eq!((t.format.per_call_start.as_str(), t.format.per_call_end.as_str(), t.function.name_prefix.as_str()), ("<function=", "</function>", ""));
     }
 
-    /// The DeepSeek layout as T1 reads it from one call (`close`: what it took for the function closer),
+    /// The DeepSeek layout as tools.1 reads it from one call (`close`: what it took for the function closer),
     /// corrected from the two-call render; checks the corrected markers.
     fn deepseek_corrected(close: &str) {
         let mut t = ToolsAnalysis::default();

@@ -1,4 +1,4 @@
-//! Phase 2 — content markers (C1): does the template wrap the assistant's text in markers?
+//! Phase 2 — content markers (content.1): does the template wrap the assistant's text in markers?
 //!
 //! Two comparisons from the same text-only turn: text vs a tool call (the text is the whole
 //! difference when unwrapped), and text vs reasoning with empty content (what remains around the
@@ -61,8 +61,8 @@ pub fn analyze(pr: &mut Prober, reasoning: &ReasoningAnalysis) -> ContentAnalysi
     c
 }
 
-/// C2, when C1 found no wrapper: the reply as the template frames it, read from a user turn vs the
-/// same plus the reply (every other probe shares the assistant header, so C1 cannot see what sits
+/// content.2, when content.1 found no wrapper: the reply as the template frames it, read from a user turn vs the
+/// same plus the reply (every other probe shares the assistant header, so content.1 cannot see what sits
 /// in it). A wrapper is a pair of markers glued to both ends of the reply text, where the header
 /// before the text is all markers from the turn opener the user's header starts with, and the
 /// opening one is not in the user's header:
@@ -79,7 +79,7 @@ pub fn wrapper_around_reply(pr: &mut Prober, a: &mut Analysis) {
         pr.diagnostics.push(format!("content: the reply is framed by {start}…{end} inside the assistant turn; read as a content wrapper"));
         a.content.mode = ContentMode::AlwaysWrapped;
         a.preserve_tokens(&[&start, &end]);
-        // As roles.rs does for a wrapper C1 found: the wrapper's end is no turn end.
+        // As roles.rs does for a wrapper content.1 found: the wrapper's end is no turn end.
         a.turn_end.retain(|m| *m != end);
         a.content.start = start;
         a.content.end = end;

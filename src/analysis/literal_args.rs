@@ -120,7 +120,7 @@ fn mirror(open: &str) -> String {
         .collect()
 }
 
-/// Read the one-call render (T1's tool-call section) as `before f open a kv v sep b kv v close after`.
+/// Read the one-call render (tools.1's tool-call section) as `before f open a kv v sep b kv v close after`.
 fn call_layout(pr: &mut Prober, kv: &str, delim: &str) -> Option<CallLayout> {
     let h = pr.diffs.iter().find(|d| d.step == "analyze_tool_calls" && d.ok)?.right.clone();
     let f = h.find(FUN_FIRST)?;

@@ -1,15 +1,15 @@
 //! Differential template analysis: render a template with controlled variations, diff the
 //! outputs, and read off how its model writes reasoning, content and tool calls.
 //!
-//! Entry point: [`analyze_template`]. Phases: reasoning (R1–R3, `reasoning.rs`), content (C1,
-//! `content.rs`), tools (T1–T2 `tools.rs`, T3–T7 `tool_markers.rs`, T8 `call_layout.rs`), role
+//! Entry point: [`analyze_template`]. Phases: reasoning (reasoning.1–3, `reasoning.rs`), content (content.1,
+//! `content.rs`), tools (tools.1–2 `tools.rs`, tools.3–7 `tool_markers.rs`, tools.8 `call_layout.rs`), role
 //! markers (`roles.rs`), a reply written as messages headed by their recipient (`addressed.rs`), then
 //! the preserved-token union and the late phases that read what the
-//! common probes cannot: a content wrapper inside the assistant header (C2, `content.rs`),
-//! reasoning tags no render shows (R4–R6, `unrendered_reasoning.rs`); then the source-keyed
+//! common probes cannot: a content wrapper inside the assistant header (content.2, `content.rs`),
+//! reasoning tags no render shows (reasoning.4–6, `unrendered_reasoning.rs`); then the source-keyed
 //! [`workarounds`] and, for a template without a tool format, the tool-call markers its source
 //! names ([`fallback`]). Every comparison of the llama.cpp-compatible phases is kept in
-//! `Analysis.diffs` (checked in order against llama.cpp's record); T8, C2 and R4–R5 render their
+//! `Analysis.diffs` (checked in order against llama.cpp's record); tools.8, content.2 and reasoning.4–5 render their
 //! own probes without recording them, and say in `diagnostics` when they change the analysis.
 
 mod addressed;

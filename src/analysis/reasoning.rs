@@ -1,8 +1,8 @@
-//! Phase 1 — reasoning markers (R1–R3).
+//! Phase 1 — reasoning markers (reasoning.1–3).
 //!
-//! R1 adds `reasoning_content` to a finished assistant turn and looks for markers around it; R2
+//! reasoning.1 adds `reasoning_content` to a finished assistant turn and looks for markers around it; reasoning.2
 //! flips `enable_thinking` on the generation prompt (a template that opens or closes a thinking
-//! block there reveals its tags even if it never prints past reasoning); R3 compares reasoning with
+//! block there reveals its tags even if it never prints past reasoning); reasoning.3 compares reasoning with
 //! text content against reasoning with tool calls (templates that only keep reasoning next to tool
 //! calls).
 
@@ -44,7 +44,7 @@ pub fn analyze(pr: &mut Prober, supports_tool_calls: bool) -> ReasoningAnalysis 
     r
 }
 
-/// R1: the same assistant turn with and without `reasoning_content`.
+/// reasoning.1: the same assistant turn with and without `reasoning_content`.
 fn compare_reasoning_presence(pr: &mut Prober, r: &mut ReasoningAnalysis) {
     let a = Params::new(vec![user(USER_MSG), assistant_text(ASSISTANT_MSG)]);
     let Some(cmp) = pr.compare("compare_reasoning_presence", "assistant turn gains reasoning_content", &a, |p| {
@@ -71,7 +71,7 @@ fn compare_reasoning_presence(pr: &mut Prober, r: &mut ReasoningAnalysis) {
     }
 }
 
-/// R2: generation prompt with `enable_thinking` false vs true.
+/// reasoning.2: generation prompt with `enable_thinking` false vs true.
 fn compare_thinking_enabled(pr: &mut Prober, r: &mut ReasoningAnalysis) {
     let mut a = Params::new(vec![user(USER_MSG)]);
     a.add_generation_prompt = true;
@@ -97,7 +97,7 @@ fn compare_thinking_enabled(pr: &mut Prober, r: &mut ReasoningAnalysis) {
             let pair = prune_whitespace_segments(segmentize_markers(lt));
             if pair.len() == 2 && pair.iter().all(|s| s.kind == SegmentKind::Marker) {
                 // The blank inside the block is shared between the two markers (`<think>\n` and
-                // `\n</think>`), and what follows the closer stays with it, as R1 finds them.
+                // `\n</think>`), and what follows the closer stays with it, as reasoning.1 finds them.
                 let (open, close) = (&pair[0].value, &pair[1].value);
                 let inner = lt.strip_prefix(open.as_str()).and_then(|s| s.strip_suffix(close.as_str())).unwrap_or("");
                 let half = inner.char_indices().nth(inner.chars().count().div_ceil(2)).map_or(inner.len(), |(i, _)| i);
@@ -165,7 +165,7 @@ fn channel_start(render: &str) -> String {
     if one_word { m } else { String::new() }
 }
 
-/// R3: reasoning next to text content vs reasoning next to a tool call.
+/// reasoning.3: reasoning next to text content vs reasoning next to a tool call.
 fn compare_reasoning_scope(pr: &mut Prober, r: &mut ReasoningAnalysis) {
     let a = Params::with_tools(vec![user(USER_MSG), assistant(ASSISTANT_MSG.into(), Some(THINKING), None)]);
     let call = tool_call(FUN_FIRST, json!({ARG_FIRST: "VVVV", ARG_SECOND: "XXXX"}), CALL_ID_001);

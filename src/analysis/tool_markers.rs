@@ -1,5 +1,5 @@
-//! Phase 3, tag formats — the markers inside one call: function name (T3), argument names and
-//! values (A1, A2), argument separator (T5), argument container (T6) and call id (T7).
+//! Phase 3, tag formats — the markers inside one call: function name (tools.3), argument names and
+//! values (A1, A2), argument separator (tools.5), argument container (tools.6) and call id (tools.7).
 
 use super::diff::{trim_leading_ws, trim_ws, until_common_prefix};
 use super::pattern::{choice, get, last_marker_to_end, lit, not, seq, star, star_not, tag, until, until_one_of, P};
@@ -24,7 +24,7 @@ fn last_marker_with_tail(s: &str) -> Option<String> {
     seq(vec![star_not(last_marker_to_end()), tag("m", last_marker_to_end())]).parse(s).map(|t| get(&t, "m"))
 }
 
-/// T3: a call to FUN_FIRST vs the same call to FUN_SECOND.
+/// tools.3: a call to FUN_FIRST vs the same call to FUN_SECOND.
 pub fn extract_function_markers(pr: &mut Prober, t: &mut ToolsAnalysis) {
     let a = params_with_call(first_call());
     let Some(cmp) = pr.compare("extract_function_markers", "function name changed", &a, |p| set_call(p, second_call())) else {
@@ -185,7 +185,7 @@ pub fn extract_argument_value_markers(pr: &mut Prober, t: &mut ToolsAnalysis) {
     }
 }
 
-/// T5: one argument vs two.
+/// tools.5: one argument vs two.
 pub fn extract_argument_separator(pr: &mut Prober, t: &mut ToolsAnalysis) {
     let a = params_with_call(one_arg("XXXX"));
     let Some(cmp) = pr.compare("extract_argument_separator", "second argument added", &a, |p| set_call(p, first_call())) else {
@@ -196,7 +196,7 @@ pub fn extract_argument_separator(pr: &mut Prober, t: &mut ToolsAnalysis) {
     }
 }
 
-/// T6: no arguments vs one. Only JSON_NATIVE formats read a container from it.
+/// tools.6: no arguments vs one. Only JSON_NATIVE formats read a container from it.
 pub fn extract_args_markers(pr: &mut Prober, t: &mut ToolsAnalysis) {
     let a = params_with_call(tool_call(FUN_FIRST, json!({}), CALL_ID_001));
     let Some(cmp) = pr.compare("extract_args_markers", "one argument added to an empty argument list", &a, |p| set_call(p, one_arg("XXXX"))) else {
@@ -227,7 +227,7 @@ pub fn extract_args_markers(pr: &mut Prober, t: &mut ToolsAnalysis) {
     t.arguments.end = end.to_string();
 }
 
-/// T7: call id `call00001` vs `call99999`: where the id sits and its markers.
+/// tools.7: call id `call00001` vs `call99999`: where the id sits and its markers.
 pub fn extract_call_id_markers(pr: &mut Prober, t: &mut ToolsAnalysis) {
     let a = params_with_call(first_call());
     let alt = tool_call(FUN_FIRST, json!({ARG_FIRST: "XXXX", ARG_SECOND: "YYYY"}), CALL_ID_999);

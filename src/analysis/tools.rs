@@ -1,5 +1,5 @@
-//! Phase 3 — tool calls: T1 (classify the format and find the section / per-call markers) and T2
-//! (one call vs two: are the markers per call or per section?). The finer markers (T3–T7) are in
+//! Phase 3 — tool calls: tools.1 (classify the format and find the section / per-call markers) and tools.2
+//! (one call vs two: are the markers per call or per section?). The finer markers (tools.3–7) are in
 //! `tool_markers.rs`.
 
 use super::diff::{trim_leading_ws, trim_ws};
@@ -8,7 +8,7 @@ use super::probe::*;
 use super::types::{ReasoningAnalysis, ToolFormat, ToolsAnalysis};
 use serde_json::Value;
 
-/// Run T1–T7. Only called when the template supports tool calls.
+/// Run tools.1–7. Only called when the template supports tool calls.
 pub fn analyze(pr: &mut Prober, reasoning: &ReasoningAnalysis, parallel: bool) -> ToolsAnalysis {
     let mut t = ToolsAnalysis::default();
     analyze_tool_calls(pr, &mut t, reasoning, parallel);
@@ -63,7 +63,7 @@ fn two_calls(p: &mut Params) {
     p.messages = vec![user(USER_MSG), assistant_calls(vec![first_call(), second_call()])];
 }
 
-/// T1: text turn vs a turn with one tool call; the right side is the tool-call section.
+/// tools.1: text turn vs a turn with one tool call; the right side is the tool-call section.
 fn analyze_tool_calls(pr: &mut Prober, t: &mut ToolsAnalysis, reasoning: &ReasoningAnalysis, parallel: bool) {
     let a = Params::with_tools(vec![user(USER_MSG), assistant_text(ASSISTANT_MSG)]);
     let Some(cmp) = pr.compare("analyze_tool_calls", "text content replaced by one tool call", &a, |p| {
@@ -272,7 +272,7 @@ fn non_json_format(t: &mut ToolsAnalysis, clean: &str) {
     t.format.section_end = c("sec_end");
 }
 
-/// T2: one call vs two. If the second call starts with the section marker, it is a per-call
+/// tools.2: one call vs two. If the second call starts with the section marker, it is a per-call
 /// marker.
 fn check_per_call_markers(pr: &mut Prober, t: &mut ToolsAnalysis) {
     let Some(cmp) = pr.compare("check_per_call_markers", "second tool call added", &one_call_params(), two_calls) else {

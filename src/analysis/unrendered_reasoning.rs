@@ -1,22 +1,22 @@
-//! Phase 5 — reasoning tags that no ordinary render shows (R4, R5). Runs only when R1–R3 found no
+//! Phase 5 — reasoning tags that no ordinary render shows (reasoning.4, reasoning.5). Runs only when reasoning.1–3 found no
 //! reasoning format, after the preserved tokens are collected (its tokens come last).
 //!
-//! R4: a template that cuts `…</x>` out of past assistant content (`content.split('</think>')[-1]`)
+//! reasoning.4: a template that cuts `…</x>` out of past assistant content (`content.split('</think>')[-1]`)
 //! never renders reasoning, but tells us the tags its model writes. Every closing tag `</x>` the
 //! source mentions is tried: a past assistant turn whose content is `<x>THINKING</x>TEXT` renders
 //! without THINKING (but with TEXT) exactly when the template strips that block.
 //!
-//! R5: a template whose thinking switch is not `enable_thinking` (`thinking`) may describe the
+//! reasoning.5: a template whose thinking switch is not `enable_thinking` (`thinking`) may describe the
 //! format in the instructions it adds when thinking is on ("write your thoughts between
 //! <think></think> and your response between <response></response>"). Empty tag pairs `<x></x>`
 //! that appear only with the switch on name the reasoning tags, and a second pair the content
 //! wrapper that goes with reasoning.
 //!
-//! R6: a generation prompt that ends by opening a tag (`<|im_start|>assistant\n<think>`) which the
+//! reasoning.6: a generation prompt that ends by opening a tag (`<|im_start|>assistant\n<think>`) which the
 //! same reply in the history does not show opens a block the model continues and the history drops:
 //! reasoning, closed by the tag's pair `</x>`. (A content wrapper shows in the history too.)
 //!
-//! Once the tags are known, a content "wrapper" C1 found that opens with the reasoning start is the
+//! Once the tags are known, a content "wrapper" content.1 found that opens with the reasoning start is the
 //! reasoning block the template opens before every reply (Nemotron Nano v2 renders the last turn as
 //! `<think>\n` + text): the reasoning start is taken as printed and the content is plain.
 
@@ -67,7 +67,7 @@ pub fn analyze(pr: &mut Prober, a: &mut Analysis) {
     }
 }
 
-/// R6: the tag the generation prompt opens after the reply's own prefix (as printed, with the
+/// reasoning.6: the tag the generation prompt opens after the reply's own prefix (as printed, with the
 /// whitespace around it) and its name — only when a past reply renders without it.
 fn prompt_opened_tag(pr: &mut Prober) -> Option<(String, String)> {
     let mut p = Params::new(vec![user(USER_MSG)]);
@@ -114,7 +114,7 @@ fn closing_tag_names(src: &str) -> Vec<String> {
     out
 }
 
-/// R4: the first closing tag whose block the template strips from a past assistant turn.
+/// reasoning.4: the first closing tag whose block the template strips from a past assistant turn.
 fn stripped_tag(pr: &mut Prober) -> Option<String> {
     for name in closing_tag_names(pr.template.source()) {
         let content = format!("<{name}>{THINKING}</{name}>{ASSISTANT_MSG}");
@@ -129,7 +129,7 @@ fn stripped_tag(pr: &mut Prober) -> Option<String> {
     None
 }
 
-/// R5: empty tag pairs `<x></x>` in the generation prompt with every thinking switch on that are not
+/// reasoning.5: empty tag pairs `<x></x>` in the generation prompt with every thinking switch on that are not
 /// there with them off.
 fn instructed_pairs(pr: &mut Prober) -> Vec<(String, String)> {
     let render = |pr: &mut Prober, on: bool| {

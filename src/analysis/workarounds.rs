@@ -18,7 +18,7 @@ const WORKAROUNDS: &[Workaround] = &[
     // `<think>…</think>` before the answer and checkpoints sharing the tokens write it. Keyed on the
     // protocol tokens and the absence of any think tag.
     // Why no general probe can see it: the tags are nowhere in this template — no render shows them
-    // (R1–R3), no past turn strips them (R4), no instruction names them (R5), the source has no
+    // (reasoning.1–3), no past turn strips them (reasoning.4), no instruction names them (reasoning.5), the source has no
     // closing tag to try. They are known only from the protocol family. A parser leniency (a leading
     // `<think>…</think>` read as reasoning) would not be enough either: the request layer needs the
     // tags to carry a past turn's reasoning into the prompt (without them Kimi K2's end-to-end and

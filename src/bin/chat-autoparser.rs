@@ -209,7 +209,10 @@ fn run(args: &[String]) -> Result<(), String> {
                 }
             }
             for d in parser.diagnostics() {
-                eprintln!("diagnostic at byte {}: {}", d.offset, d.message);
+                match &d.rule {
+                    Some(rule) => eprintln!("diagnostic at byte {} [{rule}]: {}", d.offset, d.message),
+                    None => eprintln!("diagnostic at byte {}: {}", d.offset, d.message),
+                }
             }
             println!("{}", serde_json::to_string_pretty(parser.message()).map_err(|e| e.to_string())?);
             finished.map(|_| ()).map_err(|e| e.to_string())

@@ -54,7 +54,7 @@ struct Layout {
 }
 
 /// Where the current message's body goes.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum Dest {
     Content,
     Reasoning,
@@ -64,7 +64,7 @@ enum Dest {
     Call(Body),
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Body {
     recipient: Option<String>,
     /// The header as written (content if the body is not a call of a message to a tool).
@@ -78,7 +78,7 @@ struct Body {
     ws: usize,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum State {
     /// Outside a message; trailing whitespace held.
     Between { ws: String },
@@ -89,7 +89,7 @@ enum State {
 }
 
 /// The addressed-messages output parser.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct AddressedParser {
     l: Rc<Layout>,
     emit: Emitter,

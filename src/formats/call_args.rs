@@ -17,7 +17,7 @@ use crate::parse::emit::{Diagnostics, Emitter};
 use crate::parse::json_extent::{broken_arguments_message, json_error, Extent, JsonExtent};
 use crate::{Error, ErrorKind};
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum Mode {
     /// Skipping whitespace before the value.
     Start,
@@ -27,7 +27,7 @@ enum Mode {
 }
 
 /// A call's name, optional id, and its text before the arguments as written (content if it breaks).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct CallHead {
     pub name: String,
     pub id: Option<String>,
@@ -80,7 +80,7 @@ impl Fed {
 }
 
 /// The arguments of the open call.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct CallArgs {
     head: CallHead,
     /// Where the arguments start in the output (diagnostics).

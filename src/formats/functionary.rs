@@ -26,7 +26,7 @@ const ALL: &str = "all";
 const PYTHON: &str = "python";
 const MAX_NAME: usize = 128;
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum State {
     /// Skipping the generation prompt's role header; `matched` bytes of it seen so far.
     Preamble { matched: usize },
@@ -40,7 +40,7 @@ enum State {
 }
 
 /// The Functionary v3.2 output parser.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct FunctionaryParser {
     emit: Emitter,
     skip: String,

@@ -42,7 +42,7 @@ const AFTER_STOP: &str = "text after a harmony stop marker ignored";
 const ROLE: &str = "assistant";
 
 /// Where the body of the current message goes.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum Dest {
     Content,
     Reasoning,
@@ -55,7 +55,7 @@ enum Dest {
 /// and is valid JSON, header and arguments together; a broken one stays content, header text
 /// included, with a diagnostic (issue #11 item 11). With `streamArguments` it goes out at its header
 /// and the body streams as arguments.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct ToolMessage {
     name: String,
     /// Header words not understood: content, once the call goes out (or with the call's text).
@@ -72,7 +72,7 @@ struct ToolMessage {
     index: Option<usize>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum State {
     /// Outside a message. Trailing whitespace is held (dropped if a message follows).
     Between { ws: String },
@@ -101,7 +101,7 @@ struct Header {
 const CHANNELS: [&str; 3] = ["analysis", "commentary", "final"];
 
 /// The harmony output parser.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct HarmonyParser {
     emit: Emitter,
     state: State,

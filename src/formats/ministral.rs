@@ -32,7 +32,7 @@ const RAW_ARGS_MARKERS: [&str; 1] = [TOOL_CALLS];
 /// Longest function name or call id accepted.
 const MAX_NAME: usize = 256;
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum State {
     Content,
     /// After a call: whitespace held until content or the next marker.
@@ -48,7 +48,7 @@ enum State {
 }
 
 /// The Ministral 3 output parser.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct MinistralParser {
     emit: Emitter,
     state: State,

@@ -220,7 +220,7 @@ pub(crate) use machine_parts;
 
 /// A state machine fed through [`drive`]: implement `input`, `emitter`, `step` and `settle`, get the
 /// chunk loop, the prefill and the end-of-input flush.
-pub trait Machine {
+pub trait Machine: Clone + 'static {
     /// The machine's input buffer.
     fn input(&mut self) -> &mut Input;
     /// The machine's delta emitter.
@@ -336,6 +336,10 @@ impl<M: Machine> super::OutputParser for M {
 
     fn stopped(&self) -> bool {
         Machine::stopped(self)
+    }
+
+    fn fork(&self) -> Option<Box<dyn super::OutputParser>> {
+        Some(Box::new(self.clone()))
     }
 }
 

@@ -56,7 +56,7 @@ enum Opens {
     Fence,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum State {
     Content,
     Reasoning { pair: usize },
@@ -64,7 +64,7 @@ enum State {
 }
 
 /// The generic output parser.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct GenericParser {
     // Shared so a step can hold the marker list while it mutates the parser.
     config: Rc<GenericConfig>,
@@ -216,7 +216,9 @@ fn parse_calls(body: &str) -> Option<Vec<(String, String, String)>> {
             }
             let name = f.get("name")?.as_str().filter(|n| !n.is_empty())?.to_string();
             let args = match f.get("arguments").or_else(|| f.get("parameters")) {
-                Some(Value::String(s)) => s.clone(),
+                // A JSON-encoded string is what it encodes (rule R17's reading); any other string
+                // stays the string it was written as, a JSON string (arguments are always JSON).
+                Some(Value::String(s)) if serde_json::from_str::<serde::de::IgnoredAny>(s).is_ok() => s.clone(),
                 Some(v) => v.to_string(),
                 None => "{}".to_string(),
             };

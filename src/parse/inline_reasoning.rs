@@ -55,4 +55,8 @@ impl OutputParser for InlineReasoning {
     fn stopped(&self) -> bool {
         self.extract.stopped() || self.inline.stopped()
     }
+
+    fn fork(&self) -> Option<Box<dyn OutputParser>> {
+        Some(Box::new(InlineReasoning { extract: self.extract.fork()?, inline: self.inline.fork()?, scratch: self.scratch.clone() }))
+    }
 }

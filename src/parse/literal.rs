@@ -11,6 +11,7 @@
 //! buffer, and a bare word (number, literal or key) is written once it ends.
 
 use super::json::{escape_inner, Feed};
+use super::json_complete::JsonPrefix;
 use crate::text::is_space;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,6 +36,10 @@ pub struct LiteralValue {
     pending: String,
     /// The bare word being read (number, literal or key).
     word: String,
+    /// The JSON written so far, checked: what would stop it being a prefix of a JSON value (`a=,`,
+    /// `[x" "y"]`, `{k:1:}`) is never written, the value is invalid there instead (issue #24: a
+    /// call's arguments stay valid JSON once closed).
+    written: JsonPrefix,
 }
 
 /// Deepest nesting accepted in literal arguments.
@@ -52,17 +57,44 @@ impl LiteralValue {
 
     /// Write the pending bare word (at the end of input, after [`Self::complete_at_eof`]).
     pub fn finish(&mut self, out: &mut String) {
+        let before = out.len();
         self.flush_word(out);
+        self.check(out, before, Feed::Done);
     }
 
-    /// Feed `c` of a value whose strings may use `delim`, appending JSON to `out`.
+    /// Feed `c` of a value whose strings may use `delim`, appending JSON to `out`. Only JSON that
+    /// is still a prefix of a JSON value is written; a value may end only where it is whole.
     pub fn feed(&mut self, c: char, delim: &str, out: &mut String) -> Feed {
+        let before = out.len();
+        let feed = self.feed_unchecked(c, delim, out);
+        self.check(out, before, feed)
+    }
+
+    /// `feed` after `out[before..]` was written: cut at the first byte no JSON value has there (the
+    /// value is then invalid), and a value that ends must be whole.
+    fn check(&mut self, out: &mut String, before: usize, feed: Feed) -> Feed {
+        if let Err(bad) = self.written.push_str(out.get(before..).unwrap_or("")) {
+            out.truncate(before + bad);
+            return Feed::Invalid;
+        }
+        match feed {
+            Feed::Done | Feed::EndedBefore if !self.written.is_complete() => Feed::Invalid,
+            feed => feed,
+        }
+    }
+
+    fn feed_unchecked(&mut self, c: char, delim: &str, out: &mut String) -> Feed {
         match self.string {
             Some(Str::Delim) => return self.in_delim(c, delim, out),
             Some(Str::Quote(q)) => return self.in_quote(c, q, out),
             None => {}
         }
         if !self.pending.is_empty() || (delim.len() > 1 && delim.starts_with(c) && self.word.is_empty()) {
+            // A string or a word goes only where JSON has a value or a key: checked at its first
+            // character, before it is consumed (nothing the check refuses is lost).
+            if self.pending.is_empty() && !self.written.takes_value() {
+                return Feed::Invalid;
+            }
             self.pending.push(c);
             if !delim.starts_with(self.pending.as_str()) {
                 return Feed::Invalid;
@@ -80,6 +112,9 @@ impl LiteralValue {
             self.started = true;
         }
         if is_word_char(c) {
+            if self.word.is_empty() && !self.written.takes_value() {
+                return Feed::Invalid;
+            }
             self.word.push(c);
             return Feed::More;
         }
@@ -148,11 +183,14 @@ impl LiteralValue {
     fn in_quote(&mut self, c: char, q: char, out: &mut String) -> Feed {
         if self.escape {
             self.escape = false;
-            // `\'` is just a quote in JSON; the other Python escapes are JSON's.
-            if c != '\'' {
-                out.push('\\');
+            // `\'` is just a quote in JSON; the other Python escapes JSON has are JSON's, and one it
+            // has not (`\d`, `\x41`) is, as in Python, the backslash and the character.
+            match c {
+                '\'' => {}
+                '"' | '\\' | '/' | 'b' | 'f' | 'n' | 'r' | 't' | 'u' => out.push('\\'),
+                _ => out.push_str("\\\\"),
             }
-            out.push(c);
+            escape_char_unless_quote(c, out);
             return Feed::More;
         }
         if c == '\\' {
@@ -211,6 +249,14 @@ impl LiteralValue {
             escape_inner(&w, out);
             out.push('"');
         }
+    }
+}
+
+/// `c` after a backslash: as it is, unless JSON needs it escaped (a control character, a quote).
+fn escape_char_unless_quote(c: char, out: &mut String) {
+    match c {
+        '"' | '\\' | '/' => out.push(c),
+        c => escape_char(c, out),
     }
 }
 

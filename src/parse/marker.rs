@@ -108,39 +108,50 @@ impl Marker {
     /// First occurrence of the core in `text`: (start, end) where `start` also covers the marker's
     /// leading whitespace when the text has it right before the core.
     pub fn find(&self, text: &str) -> Option<(usize, usize)> {
-        if !self.alts.is_empty() {
-            return self.find_spelling(text);
-        }
-        let first = *self.core.as_bytes().first()?;
-        // Cheap rejection first: most streamed chunks contain no marker byte at all.
-        if !text.as_bytes().contains(&first) {
-            return None;
-        }
-        let p = text.find(self.core.as_str())?;
-        let before = text.get(..p).unwrap_or("");
-        let start = if !self.lead.is_empty() && before.ends_with(self.lead.as_str()) { p - self.lead.len() } else { p };
-        Some((start, p + self.core.len()))
+        self.find_from(text, 0)
     }
 
-    /// [`Marker::find`] over every spelling: the earliest, the longest there. A match that a longer
-    /// spelling could still extend once more text comes (the text ends inside it) is not reported:
-    /// [`Marker::holdback`] keeps it, so the whole text and every chunking see the same spelling.
-    fn find_spelling(&self, text: &str) -> Option<(usize, usize)> {
+    /// [`Marker::find`] for a core that starts at or after `from` (a char boundary): a caller that
+    /// knows no spelling starts earlier (`parse::auto`'s search scope) searches only the rest. The
+    /// leading whitespace may still lie before `from`.
+    pub fn find_from(&self, text: &str, from: usize) -> Option<(usize, usize)> {
+        let p = if self.alts.is_empty() {
+            text.get(from..)?.find(self.core.as_str()).filter(|_| !self.core.is_empty())? + from
+        } else {
+            let (p, len) = self.find_spelling(text, from)?;
+            return Some((self.with_lead(text, p), p + len));
+        };
+        Some((self.with_lead(text, p), p + self.core.len()))
+    }
+
+    /// Where a core found at `p` starts together with its leading whitespace, when the text has it.
+    fn with_lead(&self, text: &str, p: usize) -> usize {
+        let before = text.get(..p).unwrap_or("");
+        if !self.lead.is_empty() && before.ends_with(self.lead.as_str()) { p - self.lead.len() } else { p }
+    }
+
+    /// [`Marker::find_from`] over every spelling: the earliest, the longest there, as (start, length).
+    /// A match that a longer spelling could still extend once more text comes (the text ends inside
+    /// it) is not reported: [`Marker::holdback`] keeps it, so the whole text and every chunking see the
+    /// same spelling.
+    fn find_spelling(&self, text: &str, from: usize) -> Option<(usize, usize)> {
         // The earliest position where a spelling starts (the longest there). One pass that stops at the
         // first match: searching each spelling over the whole text made a spelling that never occurs
         // cost the rest of the output on every call (quadratic on repeated markers).
-        let firsts: Vec<u8> = self.spellings().filter_map(|s| s.as_bytes().first().copied()).collect();
-        let (p, len) = text.bytes().enumerate().filter(|(i, b)| firsts.contains(b) && text.is_char_boundary(*i)).find_map(|(i, _)| {
+        let mut firsts = [false; 256];
+        for b in self.spellings().filter_map(|s| s.as_bytes().first()) {
+            firsts[usize::from(*b)] = true;
+        }
+        let bytes = text.as_bytes();
+        let (p, len) = (from..bytes.len()).filter(|&i| bytes.get(i).is_some_and(|b| firsts[usize::from(*b)]) && text.is_char_boundary(i)).find_map(|i| {
             let rest = text.get(i..).unwrap_or("");
-            self.spellings().filter(|s| !s.is_empty() && rest.starts_with(*s)).map(str::len).max().map(|l| (i, l))
+            self.spellings().filter(|s| rest.starts_with(*s)).map(str::len).max().map(|l| (i, l))
         })?;
         let tail = text.get(p..).unwrap_or("");
         if self.spellings().any(|s| s.len() > tail.len() && s.starts_with(tail)) {
             return None;
         }
-        let before = text.get(..p).unwrap_or("");
-        let start = if !self.lead.is_empty() && before.ends_with(self.lead.as_str()) { p - self.lead.len() } else { p };
-        Some((start, p + len))
+        Some((p, len))
     }
 
     /// The special token a marker opens with when the marker is longer than it: `<|channel>` for

@@ -14,8 +14,10 @@ pub mod call_syntax;
 pub mod dialect;
 pub mod drive;
 pub mod emit;
+pub mod exit;
 pub mod generic;
 pub mod inline_reasoning;
+pub mod json_complete;
 pub mod json_extent;
 pub mod json_fence;
 pub mod missing_opener;
@@ -38,6 +40,12 @@ pub trait OutputParser {
     /// (harmony `<|return|>` / `<|call|>`).
     fn stopped(&self) -> bool {
         false
+    }
+    /// An independent copy in the same state, when the parser can make one: a parser built and
+    /// prefilled once per request options is copied for each response instead of built again
+    /// (`session`'s parser cache). `None`: build a new one each time.
+    fn fork(&self) -> Option<Box<dyn OutputParser>> {
+        None
     }
 }
 

@@ -6,6 +6,7 @@
 //! ([`StreamParser`], built by the template's output format) and the grammar. The JS binding, the CLI
 //! and [`verify_template`] go through this layer only.
 
+mod parser_cache;
 mod prompt;
 mod prompt_cache;
 mod stream;
@@ -33,6 +34,14 @@ pub struct ChatTemplate {
     analysis: OnceLock<Result<Analysis>>,
     /// Generation prompts of recent requests (two renders each), keyed by the options they depend on.
     prompts: PromptCache,
+    /// Names this template's parsers in the parser cache (`parser_cache`).
+    id: u64,
+}
+
+impl Drop for ChatTemplate {
+    fn drop(&mut self) {
+        parser_cache::forget(self.id);
+    }
 }
 
 impl std::fmt::Debug for ChatTemplate {
@@ -50,7 +59,7 @@ impl std::ops::Deref for ChatTemplate {
 
 impl From<Template> for ChatTemplate {
     fn from(template: Template) -> Self {
-        ChatTemplate { template, analysis: OnceLock::new(), prompts: PromptCache::default() }
+        ChatTemplate { template, analysis: OnceLock::new(), prompts: PromptCache::default(), id: parser_cache::new_template_id() }
     }
 }
 
@@ -98,14 +107,27 @@ impl ChatTemplate {
         self.prompts.get_or_render(options, || generation_prompt(&self.template, analysis, options))
     }
 
-    /// A streaming parser for this request's model output, fed the request's generation prompt.
+    /// A streaming parser for this request's model output, fed the request's generation prompt. Built
+    /// once per distinct options, then copied (a bounded cache per thread): set-up costs a copy.
     pub fn stream_parser(&self, options: &RequestOptions) -> Result<StreamParser> {
-        StreamParser::new(self.analysis()?, &self.generation_prompt(options)?, options)
+        match parser_cache::key(options) {
+            Some(key) => self.stream_parser_keyed(&key, options),
+            None => StreamParser::new(self.analysis()?, &self.generation_prompt(options)?, options),
+        }
+    }
+
+    /// [`Self::stream_parser`] for a caller that already holds text determining `options` — the JSON
+    /// they were read from — as the cache key, so that nothing is serialized per parse (the JS binding).
+    pub fn stream_parser_keyed(&self, key: &str, options: &RequestOptions) -> Result<StreamParser> {
+        parser_cache::get_or_build(self.id, key, || StreamParser::new(self.analysis()?, &self.generation_prompt(options)?, options))
     }
 
     /// Parse a whole model output of this request.
     pub fn parse_output(&self, text: &str, options: &RequestOptions) -> Result<Message> {
-        parse_output(self.analysis()?, &self.generation_prompt(options)?, text, options)
+        let mut p = self.stream_parser(options)?;
+        p.push(text);
+        p.finish()?;
+        Ok(p.into_message())
     }
 
     /// The GBNF grammar, lazy triggers and preserved tokens for this request.

@@ -14,9 +14,10 @@ use crate::analysis::Analysis;
 use crate::api::{Delta, Diagnostic, Message, ReasoningFormat, RequestOptions};
 use crate::formats::format_of;
 use crate::parse::call_ids::CallIds;
+use crate::parse::exit::ExitCheck;
 use crate::parse::inline_reasoning::InlineReasoning;
 use crate::parse::OutputParser;
-use crate::{Error, Result};
+use crate::{Error, ErrorKind, Result};
 
 /// Streaming parser of model output into an OpenAI-style message.
 pub struct StreamParser {
@@ -36,6 +37,19 @@ pub struct StreamParser {
     ids: CallIds,
     /// deepseek-legacy: reasoning deltas repeat text the content deltas hold.
     inline_reasoning: bool,
+    /// The guarantees checked where calls leave the parser (see [`crate::parse::exit`]).
+    exit: Exit,
+}
+
+/// [`ExitCheck`] with what it needs from the stream: the output's length so far, and the inner
+/// parser's diagnostics followed by the check's own once it has any.
+#[derive(Debug, Default, Clone)]
+struct Exit {
+    check: ExitCheck,
+    pushed: usize,
+    /// The call the last delta belonged to (none when text came after it).
+    last_call: Option<usize>,
+    diagnostics: Option<Vec<Diagnostic>>,
 }
 
 impl std::fmt::Debug for StreamParser {
@@ -70,6 +84,7 @@ impl StreamParser {
             unreturned: Vec::new(),
             ids: CallIds::new(&options.messages),
             inline_reasoning: options.reasoning_format == ReasoningFormat::DeepseekLegacy,
+            exit: Exit::default(),
         };
         parser.accept(&mut initial);
         parser.initial = initial;
@@ -91,10 +106,33 @@ impl StreamParser {
             inline_reasoning: false,
             strict: options.strict,
             finish_reason: None,
+            exit: Exit::default(),
         };
         parser.accept(&mut initial);
         parser.initial = initial;
         parser
+    }
+
+    /// An independent copy in the same state, when its output parser can make one (see
+    /// [`crate::parse::OutputParser::fork`]). A poisoned parser is not copied.
+    pub fn fork(&self) -> Option<StreamParser> {
+        if self.failed.is_some() {
+            return None;
+        }
+        Some(StreamParser {
+            inner: self.inner.fork()?,
+            message: self.message.clone(),
+            is_partial: self.is_partial,
+            strict: self.strict,
+            finish_reason: self.finish_reason,
+            initial: self.initial.clone(),
+            failed: None,
+            finished: self.finished,
+            unreturned: self.unreturned.clone(),
+            ids: self.ids.clone(),
+            inline_reasoning: self.inline_reasoning,
+            exit: self.exit.clone(),
+        })
     }
 
     /// Consume a chunk of model output; returns the deltas it completed.
@@ -112,6 +150,7 @@ impl StreamParser {
             return;
         }
         let start = out.len();
+        self.exit.pushed += chunk.len();
         self.inner.push(chunk, out);
         self.accept(out.get_mut(start..).unwrap_or(&mut []));
     }
@@ -123,6 +162,11 @@ impl StreamParser {
             // it: ids follow that stream alone, which is the same in any chunking (and as under `none`).
             if !(self.inline_reasoning && matches!(d, Delta::Reasoning(_))) {
                 self.ids.stamp(d);
+            }
+            match d {
+                Delta::ToolCall { index, .. } => self.exit.last_call = Some(*index),
+                Delta::Content(s) | Delta::Reasoning(s) if !s.is_empty() => self.exit.last_call = None,
+                _ => {}
             }
             self.message.apply(d);
         }
@@ -142,7 +186,12 @@ impl StreamParser {
         let start = out.len();
         let r = self.inner.finish(self.is_partial, &mut out);
         self.accept(out.get_mut(start..).unwrap_or(&mut []));
+        let cut_off = self.check_exit(&mut out);
         self.finished = true;
+        let r = match r {
+            Ok(()) if cut_off => Err(Error::new(ErrorKind::Parse, "output ends inside a tool call").with_offset(self.exit.pushed)),
+            r => r,
+        };
         match r {
             Ok(()) => Ok(out),
             // The parser already said where with a diagnostic; the incomplete call stays as parsed.
@@ -156,6 +205,22 @@ impl StreamParser {
                 Err(e)
             }
         }
+    }
+
+    /// The exit guarantees (see [`crate::parse::exit`]): every call's arguments valid JSON, fixed by
+    /// deltas appended to `out` (a partial request is left as parsed). True when the last call was
+    /// cut off inside its arguments.
+    fn check_exit(&mut self, out: &mut Vec<Delta>) -> bool {
+        if self.is_partial {
+            return false;
+        }
+        let start = out.len();
+        let cut_off = self.exit.check.finish(&self.message, self.exit.pushed, self.exit.last_call, out);
+        self.accept(out.get_mut(start..).unwrap_or(&mut []));
+        if !self.exit.check.diagnostics().is_empty() {
+            self.exit.diagnostics = Some(self.inner.diagnostics().iter().chain(self.exit.check.diagnostics()).cloned().collect());
+        }
+        cut_off
     }
 
     /// The deltas produced by a [`Self::finish`] that returned an error (they come before the
@@ -175,6 +240,11 @@ impl StreamParser {
         &self.message
     }
 
+    /// The message, taking it out of the parser.
+    pub fn into_message(self) -> Message {
+        self.message
+    }
+
     /// True once the output reached a stop marker after which nothing more is expected.
     pub fn stopped(&self) -> bool {
         self.inner.stopped()
@@ -182,7 +252,7 @@ impl StreamParser {
 
     /// Problems seen in the output so far.
     pub fn diagnostics(&self) -> &[Diagnostic] {
-        self.inner.diagnostics()
+        self.exit.diagnostics.as_deref().unwrap_or(self.inner.diagnostics())
     }
 }
 

@@ -1,10 +1,11 @@
 /* Hand-written TypeScript declarations for chat-autoparser. They mirror src/api.rs and src/wasm/. */
 
 /** What went wrong, machine-readable. `Internal`: the wasm call trapped (the objects it used are retired);
- * `InvalidState`: the object was freed, finished, or retired by an earlier `Internal` error. */
+ * `InvalidState`: the object was freed, finished, or retired by an earlier `Internal` error; `Load`: `init()`
+ * could not load the wasm module (the message says what to pass instead). */
 export type ErrorKind =
   | 'TemplateSyntax' | 'Render' | 'Limit' | 'InvalidInput' | 'InvalidState' | 'Internal'
-  | 'Analysis' | 'Parse' | 'Grammar' | 'Schema';
+  | 'Analysis' | 'Parse' | 'Grammar' | 'Schema' | 'Load';
 
 /** Every error thrown by this package is a `ChatAutoparserError` (an `Error`) with a `kind`. */
 export class ChatAutoparserError extends Error {
@@ -23,9 +24,14 @@ export class ChatAutoparserError extends Error {
 /**
  * Load the wasm module. Browser/bundler entry: call (and await) once before anything else; `input` is
  * a URL, Response, BufferSource or WebAssembly.Module (default: `chat_autoparser_bg.wasm` next to the
- * module). Node loads the wasm when the package is imported: there it is a no-op, for isomorphic code.
+ * module). Node, Bun, Deno and Cloudflare Workers (wrangler) load the wasm when the package is imported:
+ * there it is a no-op, for isomorphic code.
+ * @throws {ChatAutoparserError} `Load` when the module cannot be loaded; the message says what to pass.
  */
 export default function init(input?: string | URL | Request | Response | BufferSource | WebAssembly.Module | Promise<Response>): Promise<void>;
+/** Instantiate the wasm synchronously from a `WebAssembly.Module` or its bytes (browser entry; a no-op where the
+ * package loads the wasm itself). @throws {ChatAutoparserError} `Load`. */
+export function initSync(module: BufferSource | WebAssembly.Module): void;
 
 /** Options for compiling and rendering a template. */
 export interface RenderOptions {
@@ -130,6 +136,9 @@ export interface ToolCall {
   function: { name: string; /** JSON text */ arguments: string };
 }
 
+/** How a finished parse ended, as OpenAI's `finish_reason`. */
+export type FinishReason = 'stop' | 'tool_calls' | 'length';
+
 /** A parsed assistant message (OpenAI wire format). */
 export interface Message {
   role: 'assistant';
@@ -139,8 +148,10 @@ export interface Message {
   reasoning?: string | null;
   thinking?: string | null;
   tool_calls?: ToolCall[];
-  /** Only from `parseOutput`, only when the output ended inside a tool call (the last call is incomplete). */
-  finishReason?: 'length';
+  /** How the output ended, on `parseOutput`'s message and on `StreamParser.message` after `finish()`: `'length'`
+   * inside a tool call (the last call is incomplete), else `'tool_calls'` when there are calls, else `'stop'`.
+   * Absent while streaming and for a partial parse (`isPartial: true`). */
+  finishReason?: FinishReason;
 }
 
 /** One tool call's part of a delta: the first for a call has `id`, `type` and `function.name`; later ones
@@ -174,6 +185,9 @@ export interface Diagnostic {
   count?: number;
   /** UTF-16 index of the last occurrence (present only with `count`). */
   lastOffset?: number;
+  /** The leniency rule of an accepted departure from the template's canonical form (`'R16'`: the
+   * README's Leniency table); absent when the diagnostic reports no accepted departure. */
+  rule?: string;
 }
 
 export type ReasoningMode = 'NONE' | 'TAG_BASED' | 'DELIMITER' | 'FORCED_OPEN' | 'FORCED_CLOSED' | 'TOOLS_ONLY';
@@ -285,8 +299,8 @@ export function analyzeTemplate(source: string, options?: RenderOptions): Analys
 export function generationPrompt(templateOrSource: TemplateOrSource, options?: RequestOptions): string;
 
 /**
- * Parse a whole model output. Never throws on model output: output that ends inside a tool call gives the
- * message as parsed with `finishReason: 'length'` (and a diagnostic).
+ * Parse a whole model output. Never throws on model output: the message has `finishReason` `'stop'` or
+ * `'tool_calls'`, or `'length'` (and a diagnostic) when the output ends inside a tool call.
  * @throws {ChatAutoparserError} `Parse` (with `offset`) with `strict: true` when `isPartial` is false and the output ends inside a tool call.
  */
 export function parseOutput(templateOrSource: TemplateOrSource, text: string, options?: RequestOptions & { diagnostics?: false }): Message;
@@ -306,7 +320,7 @@ export class StreamParser {
    */
   push(chunk: string): Delta[];
   /**
-   * Flush held-back text. Output that ends inside a tool call sets `finishReason` to `'length'`.
+   * Flush held-back text and set `finishReason` (`'length'` when the output ends inside a tool call).
    * @throws {ChatAutoparserError} `Parse` with `strict: true` when `isPartial` is false and the output ends inside a
    * tool call; the error's `deltas` property holds the flushed deltas. `InvalidState` when called twice.
    */
@@ -318,8 +332,9 @@ export class StreamParser {
   pushEvents(chunk: string): { deltas: Delta[]; events: RegionEvent[] };
   /** `finish`, plus the last region events (the open region closes). */
   finishEvents(): { deltas: Delta[]; events: RegionEvent[] };
-  /** `'length'` after `finish()` when the output ended inside a tool call (the last call is incomplete), else `null`. */
-  readonly finishReason: 'length' | null;
+  /** After `finish()`: `'length'` when the output ended inside a tool call (the last call is incomplete), else
+   * `'tool_calls'` when the message has calls, else `'stop'`. `null` before `finish()` and for `isPartial: true`. */
+  readonly finishReason: FinishReason | null;
   readonly message: Message;
   readonly diagnostics: Diagnostic[];
   /** True after a stop marker (harmony `<|return|>` / `<|call|>`). */

@@ -3,6 +3,7 @@
 mod convert;
 mod declared;
 mod registry;
+mod request_options;
 
 use crate::api::RequestOptions;
 use crate::template::RenderOptions;
@@ -125,9 +126,7 @@ impl JsChatTemplate {
 /// Build the GBNF grammar, lazy triggers and preserved tokens for constrained tool calling.
 #[wasm_bindgen(js_name = buildGrammar)]
 pub fn build_grammar(template_or_source: JsValue, options: Option<String>) -> Result<JsValue, JsValue> {
-    let t = template_arg(&template_or_source)?;
-    let opts: RequestOptions = from_json_opt(options, "options")?;
-    js(opts.validate())?;
+    let (t, opts, _) = request(&template_or_source, options)?;
     #[cfg(feature = "size-probe-no-grammar")]
     return { let _ = t; Err(convert::to_js_error(crate::Error::new(crate::ErrorKind::InvalidInput, "not in this build (size probe)"))) };
     #[cfg(not(feature = "size-probe-no-grammar"))]
@@ -143,19 +142,27 @@ pub fn check_grammar(gbnf: &str, text: &str) -> Result<JsValue, JsValue> {
     to_js(&js(crate::gbnf::check_grammar(gbnf, text))?)
 }
 
-/// The analysis, generation prompt and request options for a parse.
-fn parse_setup(template_or_source: &JsValue, options: Option<String>) -> Result<(Rc<crate::ChatTemplate>, String, RequestOptions), JsValue> {
+/// The template and the checked request options of a call.
+fn request(template_or_source: &JsValue, options: Option<String>) -> Result<(Rc<crate::ChatTemplate>, Rc<RequestOptions>, String), JsValue> {
     let t = template_arg(template_or_source)?;
-    let opts: RequestOptions = from_json_opt(options, "options")?;
-    js(opts.validate())?;
-    let gp = js(t.generation_prompt(&opts))?;
-    Ok((t, gp, opts))
+    let text = options.unwrap_or_default();
+    Ok((t, request_options::read(&text)?, text))
 }
 
 /// What the template appends for the assistant's turn (the text the parser reads before the output).
 #[wasm_bindgen(js_name = generationPrompt)]
 pub fn generation_prompt(template_or_source: JsValue, options: Option<String>) -> Result<String, JsValue> {
-    Ok(parse_setup(&template_or_source, options)?.1)
+    let (t, opts, _) = request(&template_or_source, options)?;
+    js(t.generation_prompt(&opts))
+}
+
+/// The request's parser: by the declared response template when the `ChatTemplate` has one, else the
+/// template's own (built once per options and copied, see `session::parser_cache`).
+fn stream_parser(template_or_source: &JsValue, t: &crate::ChatTemplate, opts: &RequestOptions, key: &str) -> Result<crate::StreamParser, JsValue> {
+    match declared::declared_for(template_or_source) {
+        Some(d) => js(declared::stream_parser(d, &js(t.generation_prompt(opts))?, opts)),
+        None => js(t.stream_parser_keyed(key, opts)),
+    }
 }
 
 /// Parse a whole model output into an OpenAI-style assistant message. Output that ends inside a tool
@@ -163,11 +170,8 @@ pub fn generation_prompt(template_or_source: JsValue, options: Option<String>) -
 /// `isPartial` false) it throws a `Parse` error with `offset` instead.
 #[wasm_bindgen(js_name = parseOutput)]
 pub fn parse_output(template_or_source: JsValue, text: &str, options: Option<String>) -> Result<JsValue, JsValue> {
-    let (t, gp, opts) = parse_setup(&template_or_source, options)?;
-    let mut p = match declared::declared_for(&template_or_source) {
-        Some(d) => js(declared::stream_parser(d, &gp, &opts))?,
-        None => js(crate::StreamParser::new(js(t.analysis())?, &gp, &opts))?,
-    };
+    let (t, opts, key) = request(&template_or_source, options)?;
+    let mut p = stream_parser(&template_or_source, &t, &opts, &key)?;
     p.push(text);
     js(p.finish())?;
     let msg = convert::message_to_js(p.message(), opts.reasoning_field);
@@ -236,11 +240,8 @@ impl JsStreamParser {
     /// `templateOrSource`: a `ChatTemplate` or a template source string; `options`: request options.
     #[wasm_bindgen(constructor)]
     pub fn new(template_or_source: JsValue, options: Option<String>) -> Result<JsStreamParser, JsValue> {
-        let (t, gp, opts) = parse_setup(&template_or_source, options)?;
-        let inner = match declared::declared_for(&template_or_source) {
-            Some(d) => js(declared::stream_parser(d, &gp, &opts))?,
-            None => js(crate::StreamParser::new(js(t.analysis())?, &gp, &opts))?,
-        };
+        let (t, opts, key) = request(&template_or_source, options)?;
+        let inner = stream_parser(&template_or_source, &t, &opts, &key)?;
         Ok(JsStreamParser { inner, _template: t, scratch: Vec::new(), reasoning_field: opts.reasoning_field, regions: Default::default() })
     }
 
@@ -310,7 +311,7 @@ impl JsStreamParser {
         Ok(convert::message_to_js(self.inner.message(), self.reasoning_field))
     }
 
-    /// Problems seen in the output so far: `[{offset, message}]`.
+    /// Problems seen in the output so far: `[{offset, message, count?, lastOffset?, rule?}]`.
     #[wasm_bindgen(getter)]
     pub fn diagnostics(&self) -> Result<JsValue, JsValue> {
         to_js(self.inner.diagnostics())

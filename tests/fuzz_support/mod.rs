@@ -9,6 +9,7 @@ pub mod common;
 #[path = "../parse_support/mod.rs"]
 pub mod parse_support;
 pub mod departures;
+pub mod mutations;
 
 use chat_autoparser::analysis::{Analysis, Handler};
 use chat_autoparser::api::{Message, ReasoningFormat, RequestOptions};

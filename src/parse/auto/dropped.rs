@@ -2,7 +2,7 @@
 //! its tool-result wrapper markers (rule R15). Neither carries text of its own: what surrounds
 //! them stays content, and each drop is a diagnostic naming the marker.
 
-use super::{AutoParser, Step};
+use super::{AutoParser, Scope, Step};
 use crate::api::Delta;
 use std::rc::Rc;
 
@@ -13,11 +13,11 @@ impl AutoParser {
     ///   model ended its turn in writing (R7);
     /// - a tool-result wrapper marker (`<｜tool▁output▁begin｜>`): the model quotes a tool result;
     ///   the quoted text stays content (R15).
-    pub(super) fn dropped_in_content(&mut self, text: &str, scope: &str, abs: usize, out: &mut Vec<Delta>) -> Option<Step> {
+    pub(super) fn dropped_in_content(&mut self, text: &str, scope: Scope<'_>, abs: usize, out: &mut Vec<Delta>) -> Option<Step> {
         let cfg = Rc::clone(&self.cfg);
         let eot = cfg.turn_end.iter().map(|m| (m, true));
         let wrap = cfg.tool_result.iter().map(|m| (m, false));
-        let ((m, ends_turn), (s, e)) = eot.chain(wrap).filter_map(|(m, k)| m.find(scope).map(|f| ((m, k), f))).min_by_key(|(_, (s, _))| *s)?;
+        let ((m, ends_turn), (s, e)) = eot.chain(wrap).filter_map(|(m, k)| scope.find(m).map(|f| ((m, k), f))).min_by_key(|(_, (s, _))| *s)?;
         // Another marker starting at or before it wins (scope ends at the first marker found).
         if e < scope.len() {
             return None;

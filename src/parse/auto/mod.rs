@@ -628,8 +628,8 @@ impl AutoParser {
             Some(t) => vec![&t.trigger, &t.call_trigger],
             None => cfg.reasoning_call_openers.iter().collect(),
         };
-        let scope = search_scope(text, &[&[end], openers.as_slice()].concat());
-        let found = end.find(scope);
+        let scope = Scope::new(text, &[&[end], openers.as_slice()].concat());
+        let found = scope.find(end);
         if !reasoning {
             // Wrapped content: the turn ended (an end-of-turn token) before the wrapper's end marker.
             let hay = found.map_or(text, |(_, e)| text.get(..e).unwrap_or(text));
@@ -642,7 +642,7 @@ impl AutoParser {
                 return Step::Adv(e);
             }
         }
-        let call = openers.iter().filter_map(|m| m.find(scope)).map(|(s, _)| s).min();
+        let call = openers.iter().filter_map(|m| scope.find(m)).map(|(s, _)| s).min();
         if let Some(c) = call.filter(|c| found.is_none_or(|(s, _)| *c < s)) {
             self.emit_reasoning(text.get(..c).unwrap_or(""), out);
             if !cfg.reasoning_ends_at_call {
@@ -729,7 +729,7 @@ impl AutoParser {
         if let Some(step) = self.layout_after_block(text, eof) {
             return step;
         }
-        // Every marker this step looks for is searched only up to the first one present (see search_scope).
+        // Every marker this step looks for is searched only up to the first one present (see Scope).
         let cfg = Rc::clone(&self.cfg);
         let mut wanted: Vec<&Marker> = Vec::new();
         if let Some(t) = cfg.tools.as_ref() {
@@ -746,8 +746,8 @@ impl AutoParser {
         // scope is this step's scope.
         let mut unbuilt_scope = None;
         if self.bare_unbuilt {
-            let s = search_scope(text, &wanted);
-            if s.bytes().any(|b| BARE_CALL_FIRST_BYTES.contains(&b)) {
+            let s = Scope::new(text, &wanted);
+            if has_any_byte(s.text().as_bytes(), &BARE_CALL_FIRST_BYTES) {
                 self.bare_unbuilt = false;
                 self.fallback = Rc::new(bare_call_configs(&self.base));
             } else {
@@ -761,7 +761,7 @@ impl AutoParser {
             wanted.extend(fallback.iter().filter_map(|f| f.cfg.tools.as_ref()).map(|t| &t.trigger));
         }
         wanted.push(&fence);
-        let scope = unbuilt_scope.unwrap_or_else(|| search_scope(text, &wanted));
+        let scope = unbuilt_scope.unwrap_or_else(|| Scope::new(text, &wanted));
         if let Some(step) = self.fallback_in_content(text, scope, abs, eof, wanted.get(..others).unwrap_or(&[]), &fence, out) {
             return step;
         }
@@ -769,13 +769,13 @@ impl AutoParser {
             return step;
         }
         let trigger = self.tools().and_then(|t| {
-            let section = t.trigger.find(scope).map(|m| (m, t.trigger_is_body, true));
-            let call = t.call_trigger.find(scope).map(|m| (m, false, false));
+            let section = scope.find(&t.trigger).map(|m| (m, t.trigger_is_body, true));
+            let call = scope.find(&t.call_trigger).map(|m| (m, false, false));
             // A call in another of the template's tags (rule R29) starts as a call of its own.
-            let wrapped = t.wrapper_trigger.find(scope).map(|m| (m, false, true));
+            let wrapped = scope.find(&t.wrapper_trigger).map(|m| (m, false, true));
             [section, call, wrapped].into_iter().flatten().min_by_key(|((s, _), _, _)| *s)
         });
-        let wrap = self.cfg.content_wrap.as_ref().and_then(|(s, _)| s.find(scope));
+        let wrap = self.cfg.content_wrap.as_ref().and_then(|(s, _)| scope.find(s));
         if let Some(step) = self.reasoning_in_content(text, scope, abs, trigger.map(|t| t.0 .0), wrap.map(|w| w.0), out) {
             return step;
         }
@@ -842,15 +842,15 @@ impl AutoParser {
     /// waits. A fence at the start of a line opens or closes a code block, in which no call is read;
     /// a line-start trigger elsewhere is text. A call found switches `cfg` to its format.
     #[allow(clippy::too_many_arguments)]
-    fn fallback_in_content(&mut self, text: &str, scope: &str, abs: usize, eof: bool, others: &[&Marker], fence: &Marker, out: &mut Vec<Delta>) -> Option<Step> {
+    fn fallback_in_content(&mut self, text: &str, scope: Scope<'_>, abs: usize, eof: bool, others: &[&Marker], fence: &Marker, out: &mut Vec<Delta>) -> Option<Step> {
         let fallback = Rc::clone(&self.fallback);
         if fallback.is_empty() {
             return None;
         }
-        let mut best: Option<(usize, usize, Option<&FallbackConfig>)> = fence.find(scope).map(|(s, e)| (s, e, None));
+        let mut best: Option<(usize, usize, Option<&FallbackConfig>)> = scope.find(fence).map(|(s, e)| (s, e, None));
         if !self.in_code {
             for f in fallback.iter() {
-                let Some((s, e)) = f.cfg.tools.as_ref().and_then(|t| t.trigger.find(scope)) else { continue };
+                let Some((s, e)) = f.cfg.tools.as_ref().and_then(|t| scope.find(&t.trigger)) else { continue };
                 if best.is_none_or(|(bs, be, _)| s < bs || s == bs && e - s > be - bs) {
                     best = Some((s, e, Some(f)));
                 }
@@ -859,7 +859,7 @@ impl AutoParser {
         let (s, e, found) = best?;
         // A marker-less candidate (rules R28, R34) yields to a marker of the template at its place.
         let bare = found.and_then(|f| f.bare.map(|p| (f, p)));
-        if others.iter().filter_map(|m| m.find(scope)).any(|(o, _)| o < s || bare.is_some() && o == s) {
+        if others.iter().filter_map(|m| scope.find(m)).any(|(o, _)| o < s || bare.is_some() && o == s) {
             return None;
         }
         // A marker of the template that the text ends inside of, begun at or before the trigger
@@ -915,11 +915,11 @@ impl AutoParser {
     /// vanishes, see `emit_reasoning`); a stray end marker closes nothing and stays in content as
     /// written, with a diagnostic (rule R4).
     /// `scope`: the start of `text` that holds the first of the markers the content step looks for.
-    fn reasoning_in_content(&mut self, text: &str, scope: &str, abs: usize, call_at: Option<usize>, wrap_at: Option<usize>, out: &mut Vec<Delta>) -> Option<Step> {
+    fn reasoning_in_content(&mut self, text: &str, scope: Scope<'_>, abs: usize, call_at: Option<usize>, wrap_at: Option<usize>, out: &mut Vec<Delta>) -> Option<Step> {
         let cfg = Rc::clone(&self.cfg);
         let (start, end) = cfg.reasoning.as_ref()?;
-        let open = start.find(scope).map(|m| (m, true));
-        let close = end.find(scope).map(|m| (m, false));
+        let open = scope.find(start).map(|m| (m, true));
+        let close = scope.find(end).map(|m| (m, false));
         let ((s, e), opens) = match (open, close) {
             (Some(a), Some(b)) => if b.0 .0 < a.0 .0 { b } else { a },
             (a, b) => a.or(b)?,
@@ -1019,9 +1019,11 @@ impl AutoParser {
                         return Err(self.truncated(out));
                     }
                 } else {
-                    // A typed value still held (`Tru`, `3 da`) is text too.
-                    self.finish_typed_value();
-                    self.cut_untyped_value();
+                    // A typed value still held (`Tru`, `3 da`) is text too; a schema-less one held
+                    // (it shares the buffer) goes out as the string it began.
+                    if !self.cut_untyped_value() {
+                        self.finish_typed_value();
+                    }
                     self.release_string_arguments();
                     self.flush_call(out);
                     if !complete {
@@ -1108,21 +1110,53 @@ impl Machine for AutoParser {
     }
 }
 
-/// The start of `text` up to the end of the first core of any of `markers` (all of `text` when none
-/// occurs). A step that compares where several markers occur needs only the first one; searching each
-/// marker through the whole text instead made a step cost the text's length whenever one of them was
-/// absent, so whole-text parsing of a repeated marker was quadratic (issue #11 item 8). Leading
-/// whitespace before a core lies inside the scope too.
-fn search_scope<'t>(text: &'t str, markers: &[&Marker]) -> &'t str {
-    let cores: Vec<&str> = markers.iter().flat_map(|m| m.spellings()).collect();
-    match crate::parse::drive::next_marker(text, &cores) {
-        Some((p, i)) => {
-            let first = cores.get(i).copied().unwrap_or("");
-            // A spelling that is the start of a longer one (`<|channel>`, `<|channel>thought`, rule
-            // R9): the scope reaches as far as the longer one could, so that a search in it can tell.
-            let reach = cores.iter().filter(|c| c.len() > first.len() && c.starts_with(first)).map(|c| c.len()).max().unwrap_or(first.len());
-            text.get(..(p + reach).min(text.len())).unwrap_or(text)
+/// Whether `hay` holds one of `needles`: one `memchr` pass per needle (std's byte search, a word at a
+/// time) instead of a loop testing every byte against every needle.
+fn has_any_byte(hay: &[u8], needles: &[u8]) -> bool {
+    needles.iter().any(|n| hay.contains(n))
+}
+
+/// The part of a step's text that holds the first core of any of the markers it looks for: `text` up
+/// to the end of that core (all of `text` when none occurs), and where that core starts. A step that
+/// compares where several markers occur needs only the first one; searching each marker through the
+/// whole text instead made a step cost the text's length whenever one of them was absent (quadratic
+/// on a repeated marker, issue #11 item 8), and searching each from the start of the text made a step
+/// cost the text's length once per marker. Leading whitespace before a core lies inside the scope too.
+#[derive(Clone, Copy)]
+pub(super) struct Scope<'t> {
+    text: &'t str,
+    /// No spelling of the markers the scope was made for starts before this byte.
+    from: usize,
+}
+
+impl<'t> Scope<'t> {
+    /// The scope of `markers` in `text` (the markers searched in it must be among them).
+    pub(super) fn new(text: &'t str, markers: &[&Marker]) -> Scope<'t> {
+        let cores: Vec<&str> = markers.iter().flat_map(|m| m.spellings()).collect();
+        match crate::parse::drive::next_marker(text, &cores) {
+            Some((p, i)) => {
+                let first = cores.get(i).copied().unwrap_or("");
+                // A spelling that is the start of a longer one (`<|channel>`, `<|channel>thought`, rule
+                // R9): the scope reaches as far as the longer one could, so that a search in it can tell.
+                let reach = cores.iter().filter(|c| c.len() > first.len() && c.starts_with(first)).map(|c| c.len()).max().unwrap_or(first.len());
+                Scope { text: text.get(..(p + reach).min(text.len())).unwrap_or(text), from: p }
+            }
+            None => Scope { text, from: text.len() },
         }
-        None => text,
+    }
+
+    /// [`Marker::find`] of one of the scope's markers in it.
+    pub(super) fn find(&self, m: &Marker) -> Option<(usize, usize)> {
+        m.find_from(self.text, self.from)
+    }
+
+    /// Its text.
+    pub(super) fn text(&self) -> &'t str {
+        self.text
+    }
+
+    /// Its length in bytes.
+    pub(super) fn len(&self) -> usize {
+        self.text.len()
     }
 }

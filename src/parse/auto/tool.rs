@@ -1,7 +1,7 @@
 //! The tool-call states of the auto parser: a call section, the call's markers, name and id, and its
 //! arguments in the analysed layout (JSON, tagged, literal, or a JSON-native call object).
 
-use super::{search_scope, AutoParser, State, Step};
+use super::{AutoParser, Scope, State, Step};
 use crate::analysis::{CallIdPosition, ToolFormat};
 use crate::parse::json::{escape_inner, Feed, JsonValue, PyToJson};
 use crate::parse::config::{is_tool_name_char, ToolConfig, MAX_TOOL_NAME};
@@ -336,8 +336,8 @@ impl AutoParser {
                 // same, and a call that fails here is not re-scanned to the end of the text each time
                 // (repeated `[CALL_ID]` headers without their `[ARGS]` were quadratic).
                 let window = name_window(text, reach);
-                let scope = search_scope(window, &ends);
-                let found = ends.iter().filter_map(|m| m.find(scope)).map(|(s, _)| s).min();
+                let scope = Scope::new(window, &ends);
+                let found = ends.iter().filter_map(|m| scope.find(m)).map(|(s, _)| s).min();
                 // Without any end marker the id is one word (ends at whitespace or the arguments).
                 let stop = if ends.is_empty() { window.find(|c: char| is_space(c) || c == '{' || c == '[') } else { found };
                 match stop {
@@ -774,8 +774,8 @@ impl AutoParser {
             (t.value_suffix.find(text), if eof { 0 } else { t.value_suffix.holdback(text) })
         } else {
             let ends = [&t.arg_name_prefix, &t.close, &t.per_call_end, &t.section_end];
-            let scope = search_scope(text, &ends);
-            let found = ends.iter().filter_map(|m| m.find(scope)).map(|(s, _)| (s, s)).min();
+            let scope = Scope::new(text, &ends);
+            let found = ends.iter().filter_map(|m| scope.find(m)).map(|(s, _)| (s, s)).min();
             (found, if eof { 0 } else { ends.iter().map(|m| m.holdback(text)).max().unwrap_or(0) })
         };
         let (value_end, consumed) = match found {

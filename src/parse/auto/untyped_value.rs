@@ -101,12 +101,14 @@ impl AutoParser {
 
 impl AutoParser {
     /// The output ended inside a schema-less value: the held text goes out as the string it began,
-    /// as a string value cut off there would have.
-    pub(super) fn cut_untyped_value(&mut self) {
+    /// as a string value cut off there would have. False when no schema-less value was held.
+    pub(super) fn cut_untyped_value(&mut self) -> bool {
         let call = &mut self.call;
-        if std::mem::take(&mut call.sniff) != Sniff::Off {
-            call.data.args.push('"');
-            escape_inner(&std::mem::take(&mut call.typed_raw), &mut call.data.args);
+        if std::mem::take(&mut call.sniff) == Sniff::Off {
+            return false;
         }
+        call.data.args.push('"');
+        escape_inner(&std::mem::take(&mut call.typed_raw), &mut call.data.args);
+        true
     }
 }

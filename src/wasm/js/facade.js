@@ -276,6 +276,14 @@ class StreamText {
   }
 }
 
+/** How a finished parse ended: `'length'` inside a tool call, else `'tool_calls'` when the message has calls,
+ * else `'stop'` (the reasons OpenAI's API gives). A partial parse (`isPartial`) has not ended: `null`. */
+function endReason(message, cut, partial) {
+  if (partial) return null;
+  if (cut) return 'length';
+  return message.tool_calls && message.tool_calls.length > 0 ? 'tool_calls' : 'stop';
+}
+
 const withUtf16Offsets = (diagnostics, toUtf16) =>
   diagnostics.map((d) => (d.lastOffset === undefined ? { ...d, offset: toUtf16(d.offset) } : { ...d, offset: toUtf16(d.offset), lastOffset: toUtf16(d.lastOffset) }));
 
@@ -348,6 +356,10 @@ class ChatTemplate {
   }
 }
 
+const isPartial = (options) => isPlainObject(options) && userCode('options', () => options.isPartial === true);
+/** A finished StreamParser's reason, from its state and message. */
+const finishReasonOf = (s, message) => endReason(message, s.cut || guarded([s], () => s.raw.finishReason) === 'length', s.partial);
+
 class StreamParser {
   constructor(templateOrSource, options) {
     const t = templateArg(templateOrSource);
@@ -356,7 +368,8 @@ class StreamParser {
     // `pending`: a high surrogate that ended the last chunk. UTF-8 cannot carry half a pair, so it waits
     // for the low half that starts the next chunk. `text`: what went in, to report offsets in UTF-16.
     const text = new StreamText();
-    parsers.set(this, { raw: r, broken: null, finished: false, pending: '', text, toUtf16: (b) => text.toUtf16(b) });
+    // `cut`: a strict finish() threw because the output ended inside a tool call (finishReason 'length').
+    parsers.set(this, { raw: r, broken: null, finished: false, cut: false, partial: isPartial(options), pending: '', text, toUtf16: (b) => text.toUtf16(b) });
   }
 
   /** Consume a chunk; returns the deltas it completed. Never throws on malformed output. */
@@ -388,6 +401,7 @@ class StreamParser {
       const rest = guarded([s], () => s.raw.finish(), s);
       return before.length === 0 ? rest : before.concat(rest);
     } catch (e) {
+      if (e.kind === 'Parse') s.cut = true;
       if (before.length > 0 && Array.isArray(e.deltas)) e.deltas = before.concat(e.deltas);
       throw e;
     }
@@ -422,14 +436,21 @@ class StreamParser {
       const rest = guarded([s], () => s.raw.finishEvents(), s);
       return { deltas: before.deltas.concat(rest.deltas), events: before.events.concat(rest.events) };
     } catch (e) {
+      if (e.kind === 'Parse') s.cut = true;
       if (before.deltas.length > 0 && Array.isArray(e.deltas)) e.deltas = before.deltas.concat(e.deltas);
       throw e;
     }
   }
 
+  /** The message parsed so far; after `finish()` it also has `finishReason` (unless `isPartial`). */
   get message() {
     const s = stateOf(parsers, this, 'StreamParser', 'message');
-    return guarded([s], () => s.raw.message);
+    const message = guarded([s], () => s.raw.message);
+    if (s.finished) {
+      const reason = finishReasonOf(s, message);
+      if (reason !== null) message.finishReason = reason;
+    }
+    return message;
   }
 
   get diagnostics() {
@@ -437,10 +458,12 @@ class StreamParser {
     return withUtf16Offsets(guarded([s], () => s.raw.diagnostics), s.toUtf16);
   }
 
-  /** `'length'` after `finish()` when the output ended inside a tool call, else `null`. */
+  /** After `finish()`: `'length'` when the output ended inside a tool call, else `'tool_calls'` when the
+   * message has calls, else `'stop'`. `null` before `finish()` and for a partial parse (`isPartial`). */
   get finishReason() {
     const s = stateOf(parsers, this, 'StreamParser', 'finishReason');
-    return guarded([s], () => s.raw.finishReason ?? null);
+    if (!s.finished) return null;
+    return finishReasonOf(s, guarded([s], () => s.raw.message));
   }
 
   get stopped() {
@@ -490,7 +513,13 @@ function parseOutput(templateOrSource, text, options) {
   }
   const opts = optionsJson(rest, REQUEST_OPTIONS);
   const where = { source: t.source, toUtf16: (b) => utf16Index(text, b) };
-  if (!withDiagnostics) return guarded([t.state], () => raw.parseOutput(t.arg, text, opts), where);
+  const partial = isPartial(rest);
+  const withReason = (message) => {
+    const reason = endReason(message, message.finishReason === 'length', partial);
+    if (reason === null) delete message.finishReason; else message.finishReason = reason;
+    return message;
+  };
+  if (!withDiagnostics) return withReason(guarded([t.state], () => raw.parseOutput(t.arg, text, opts), where));
   // The core's parseOutput is exactly a StreamParser given the whole text, then finished.
   return guarded([t.state], () => {
     const p = new raw.StreamParser(t.arg, opts);
@@ -503,6 +532,7 @@ function parseOutput(templateOrSource, text, options) {
     }
     const message = p.message;
     if (p.finishReason) message.finishReason = p.finishReason;
+    withReason(message);
     const result = { message, diagnostics: withUtf16Offsets(p.diagnostics, where.toUtf16) };
     p.free();
     return result;
@@ -550,5 +580,5 @@ function version() {
 
 const API = {
   ChatTemplate, StreamParser, ChatAutoparserError, renderTemplate, analyzeTemplate, generationPrompt, parseOutput,
-  buildGrammar, checkGrammar, verifyTemplate, responseTemplate, parseResponse, version, init,
+  buildGrammar, checkGrammar, verifyTemplate, responseTemplate, parseResponse, version, init, initSync,
 };

@@ -1,0 +1,50 @@
+//! Per-call cost of parsing through the request layer, natively: set-up (a tiny parse, a parser built
+//! and dropped) and a whole 30 KB parse, for the bench inputs, with the request the Node bench sends
+//! (three tools, a two-message conversation), and with no options.
+//! `cargo run --release --example parse_cost [reps]`; `… parse_cost 1 soup`: 5K–40K bytes of `\n{` (a
+//! marker-less call candidate per line) streamed in 64-byte chunks, to see the growth stay linear.
+use chat_autoparser::api::RequestOptions;
+use chat_autoparser::{ChatTemplate, RenderOptions};
+use serde_json::json;
+use std::time::Instant;
+
+fn median(mut f: impl FnMut(), reps: usize) -> f64 {
+    f();
+    let mut v: Vec<f64> = (0..reps).map(|_| { let t = Instant::now(); f(); t.elapsed().as_secs_f64() * 1e6 }).collect();
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+fn main() {
+    let reps: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(200);
+    if std::env::args().nth(2).as_deref() == Some("soup") {
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let src = std::fs::read_to_string(root.join("conformance/templates/Qwen3-Coder.jinja")).unwrap();
+        let t = ChatTemplate::new(&src, RenderOptions::default()).unwrap();
+        let opts = RequestOptions { tools: vec![json!({"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}})], ..Default::default() };
+        for n in [5_000, 10_000, 20_000, 40_000] {
+            let soup = "\n{".repeat(n);
+            let t0 = Instant::now();
+            let mut p = t.stream_parser(&opts).unwrap();
+            for chunk in soup.as_bytes().chunks(64) { p.push(std::str::from_utf8(chunk).unwrap()); }
+            p.finish().unwrap();
+            println!("soup {n}: {:?}", t0.elapsed());
+        }
+        return;
+    }
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let tool = |name: &str| json!({"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": {"location": {"type": "string"}, "unit": {"type": "string"}}}}});
+    let tools = vec![tool("get_weather"), tool("get_time"), tool("search")];
+    let messages = vec![json!({"role": "system", "content": "You are a helpful assistant."}), json!({"role": "user", "content": "What is the weather in Paris?"})];
+    for (name, family) in [("Qwen3.5-4B.jinja", "qwen3.5-4b"), ("Qwen3-Coder.jinja", "qwen3-coder"), ("NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja", "hermes-2-pro"), ("openai-gpt-oss-120b.jinja", "gpt-oss")] {
+        let src = std::fs::read_to_string(root.join("conformance/templates").join(name)).unwrap();
+        let t = ChatTemplate::new(&src, RenderOptions::default()).unwrap();
+        let text = std::fs::read_to_string(root.join(format!("bench/inputs/{family}-8k.txt"))).unwrap();
+        for (label, opts) in [("tools+messages", RequestOptions { tools: tools.clone(), messages: messages.clone(), ..Default::default() }), ("none", RequestOptions::default())] {
+            let tiny = median(|| { std::hint::black_box(t.parse_output("Hi", &opts).unwrap()); }, reps);
+            let build = median(|| { std::hint::black_box(t.stream_parser(&opts).unwrap()); }, reps);
+            let whole = median(|| { std::hint::black_box(t.parse_output(&text, &opts).unwrap()); }, reps);
+            println!("{name:<55} {label:<15} tiny {tiny:8.1} µs  build {build:8.1} µs  whole {whole:8.1} µs  {:7.0} MB/s", text.len() as f64 / whole);
+        }
+    }
+}

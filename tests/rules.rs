@@ -1,0 +1,101 @@
+//! The rule catalogue (`chat_autoparser::rules`) is the one source of the leniency rules: README's
+//! table is generated from it (`UPDATE_README=1 cargo test --test rules` rewrites it), every rule id a
+//! parser message names is in it, and every diagnostic that names a rule carries it in `rule`.
+
+mod fuzz_support;
+
+use chat_autoparser::rules::{readme_table, rule, rule_named_in, NOT_PARSER_RULES, RULES};
+use fuzz_support::mutations::{all_stream_subjects, mutate_at, Mutation};
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn readme_table_is_generated_from_the_catalogue() {
+    let path = root().join("README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let header = "| rule | departure | what the parser does |\n";
+    let start = readme.find(header).expect("README has the rule table");
+    let len = readme[start..].split_inclusive('\n').take_while(|l| l.starts_with('|')).map(str::len).sum::<usize>();
+    let (current, generated) = (&readme[start..start + len], readme_table());
+    if current != generated {
+        if std::env::var("UPDATE_README").is_ok() {
+            std::fs::write(&path, format!("{}{generated}{}", &readme[..start], &readme[start + len..])).unwrap();
+            return;
+        }
+        let diff: Vec<_> = current.lines().zip(generated.lines()).filter(|(a, b)| a != b).take(3).collect();
+        panic!("README's rule table differs from rules::RULES (UPDATE_README=1 rewrites it): {diff:#?}");
+    }
+}
+
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            sources(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_rule_a_message_names_is_catalogued() {
+    let mut files = Vec::new();
+    sources(&root().join("src"), &mut files);
+    let mut named = 0;
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            // Rule ids in string literals (messages), not in comments.
+            for literal in line.split('"').skip(1).step_by(2) {
+                if let Some(id) = rule_named_in(literal) {
+                    named += 1;
+                    assert!(rule(id).is_some(), "{}: a message names {id}, which rules::RULES lacks: {line}", f.display());
+                    assert!(NOT_PARSER_RULES.iter().all(|(n, _)| *n != id), "{}: {id} is no parser rule", f.display());
+                }
+            }
+        }
+    }
+    assert!(named > 40, "rule ids found in messages: {named}");
+    // Every catalogued id is named by some message (a rule nobody reports would be a dead row).
+    let all = {
+        let mut files = Vec::new();
+        sources(&root().join("src"), &mut files);
+        files.iter().map(|f| std::fs::read_to_string(f).unwrap()).collect::<String>()
+    };
+    // R12 (a second call section) is read without a diagnostic: the engine re-enters the section
+    // state as for the first one and nothing marks the second as a departure (a gap, not hidden).
+    const SILENT: &[&str] = &["R12"];
+    for r in RULES.iter().filter(|r| !r.id.is_empty() && !SILENT.contains(&r.id)) {
+        let needle = format!("rule {}", r.id);
+        let named = all.match_indices(&needle).any(|(at, _)| !all[at + needle.len()..].starts_with(|c: char| c.is_ascii_digit()));
+        assert!(named, "no message names {}", r.id);
+    }
+}
+
+#[test]
+fn every_diagnostic_that_names_a_rule_carries_it() {
+    let (mut with_rule, mut checked) = (0, 0);
+    for (i, s) in all_stream_subjects().iter().enumerate() {
+        // The output and one of its mutations (a deleted character), for more departures.
+        let k = i % (s.output.chars().count() + 1);
+        for text in [s.output.clone(), mutate_at(&s.output, Mutation::Delete, k)] {
+            let Ok(analysis) = s.template.analysis() else { continue };
+            let mut p = chat_autoparser::StreamParser::new(analysis, &s.gp, &s.options).unwrap();
+            p.push(&text);
+            let _ = p.finish();
+            for d in p.diagnostics() {
+                checked += 1;
+                assert_eq!(d.rule.as_deref(), rule_named_in(&d.message), "{}: {d:?}", s.label);
+                with_rule += usize::from(d.rule.is_some());
+                let json = serde_json::to_value(d).unwrap();
+                assert_eq!(json.get("rule").and_then(|r| r.as_str()), d.rule.as_deref(), "serialized as `rule`");
+            }
+        }
+    }
+    println!("diagnostics: {checked}, {with_rule} naming a rule");
+    assert!(with_rule > 100, "{with_rule} of {checked}");
+}
