@@ -21,6 +21,7 @@ pub mod analysis;
 pub mod api;
 mod error;
 mod formats;
+mod mru;
 pub mod gbnf;
 mod parse;
 pub mod response_template;

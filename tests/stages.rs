@@ -10,6 +10,7 @@ const STAGES: &[(&str, u8)] = &[
     ("error", 0),
     ("text", 0),
     ("rules", 0),
+    ("mru", 0),
     ("api", 1),
     ("template", 2),
     ("analysis", 3),

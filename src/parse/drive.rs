@@ -8,19 +8,21 @@
 //! [`OutputParser`](super::OutputParser) through one blanket implementation, so prefill, end of input
 //! and the emitter's delta coalescing are the same for all of them.
 
+use crate::text::ByteSet;
+
 /// Earliest occurrence of any of `markers` in `text`: (byte position, marker index), longest marker
 /// on ties. It stops at the first hit instead of searching the whole text for every marker, so
 /// repeated steps over one long chunk stay linear. Plain text is
 /// skipped to the next byte a marker can start with (`memchr` when they all share one ASCII first
 /// byte, as `<|…|>` markers do), so long runs between markers cost about a byte compare per byte.
 pub fn next_marker(text: &str, markers: &[&str]) -> Option<(usize, usize)> {
-    find_marker(text, markers, &FirstBytes::new(markers))
+    find_marker(text, markers, &first_bytes(markers))
 }
 
-fn find_marker(text: &str, markers: &[&str], firsts: &FirstBytes) -> Option<(usize, usize)> {
+fn find_marker(text: &str, markers: &[&str], firsts: &ByteSet) -> Option<(usize, usize)> {
     let bytes = text.as_bytes();
     let mut pos = 0;
-    while let Some(p) = firsts.next_candidate(text, pos) {
+    while let Some(p) = firsts.next_in(text, pos) {
         let mut best: Option<(usize, usize)> = None;
         for (i, m) in markers.iter().enumerate() {
             let mb = m.as_bytes();
@@ -36,43 +38,9 @@ fn find_marker(text: &str, markers: &[&str], firsts: &FirstBytes) -> Option<(usi
     None
 }
 
-/// The set of first bytes of a marker list, to skip text no marker can start in.
-struct FirstBytes {
-    set: [u64; 4],
-    /// The only first byte, when all markers share one ASCII byte.
-    single: Option<char>,
-}
-
-impl FirstBytes {
-    fn new(markers: &[&str]) -> Self {
-        let mut set = [0u64; 4];
-        let (mut distinct, mut last) = (0, 0u8);
-        for b in markers.iter().filter_map(|m| m.as_bytes().first().copied()) {
-            if let Some(w) = set.get_mut(usize::from(b >> 6)) {
-                if *w >> (b & 63) & 1 == 0 {
-                    distinct += 1;
-                    last = b;
-                }
-                *w |= 1 << (b & 63);
-            }
-        }
-        let single = (distinct == 1 && last.is_ascii()).then(|| char::from(last));
-        FirstBytes { set, single }
-    }
-
-    fn has(&self, b: u8) -> bool {
-        self.set.get(usize::from(b >> 6)).map_or(false, |w| w >> (b & 63) & 1 == 1)
-    }
-
-    /// The first position at or after `from` whose byte starts some marker.
-    fn next_candidate(&self, text: &str, from: usize) -> Option<usize> {
-        // `from` follows an ASCII byte (or is 0), so it is a char boundary; `get` guards it anyway.
-        if let (Some(c), Some(rest)) = (self.single, text.get(from..)) {
-            return rest.find(c).map(|p| from + p);
-        }
-        let rest = text.as_bytes().get(from..)?;
-        rest.iter().position(|&b| self.has(b)).map(|p| from + p)
-    }
+/// The first bytes of a marker list, to skip text no marker can start in.
+fn first_bytes(markers: &[&str]) -> ByteSet {
+    ByteSet::new(markers.iter().filter_map(|m| m.as_bytes().first().copied()))
 }
 
 /// What a step found at the start of its text.
@@ -89,7 +57,7 @@ pub enum Scan {
 /// Classify the start of `text` against `markers`, applying the holdback rule. With `at_end`, nothing
 /// is held back (no more input will come).
 pub fn scan(text: &str, markers: &[&str], at_end: bool) -> Scan {
-    let firsts = FirstBytes::new(markers);
+    let firsts = first_bytes(markers);
     match find_marker(text, markers, &firsts) {
         Some((0, i)) => Scan::Marker(i),
         Some((p, _)) => Scan::Text(p),

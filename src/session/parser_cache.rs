@@ -12,13 +12,14 @@
 
 use super::StreamParser;
 use crate::api::RequestOptions;
+use crate::mru::Mru;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 const CAPACITY: usize = 16;
 
 thread_local! {
-    static PARSERS: RefCell<Vec<(u64, String, StreamParser)>> = const { RefCell::new(Vec::new()) };
+    static PARSERS: RefCell<Mru<(u64, String), StreamParser>> = const { RefCell::new(Mru::new(CAPACITY)) };
 }
 
 /// A process-unique id for each template, so that a template built where a dropped one was never
@@ -40,11 +41,7 @@ pub(crate) fn key(options: &RequestOptions) -> Option<String> {
 pub(crate) fn get_or_build(id: u64, key: &str, build: impl FnOnce() -> crate::Result<StreamParser>) -> crate::Result<StreamParser> {
     let hit = PARSERS.with(|cell| {
         let mut entries = cell.try_borrow_mut().ok()?;
-        let i = entries.iter().position(|(t, k, _)| *t == id && *k == key)?;
-        let entry = entries.remove(i);
-        let fresh = entry.2.fork();
-        entries.insert(0, entry);
-        fresh
+        entries.find(|(t, k)| *t == id && k == key)?.fork()
     });
     if let Some(p) = hit {
         return Ok(p);
@@ -53,8 +50,7 @@ pub(crate) fn get_or_build(id: u64, key: &str, build: impl FnOnce() -> crate::Re
     if let Some(proto) = parser.fork() {
         PARSERS.with(|cell| {
             if let Ok(mut entries) = cell.try_borrow_mut() {
-                entries.insert(0, (id, key.to_string(), proto));
-                entries.truncate(CAPACITY);
+                entries.insert((id, key.to_string()), proto);
             }
         });
     }
@@ -65,7 +61,7 @@ pub(crate) fn get_or_build(id: u64, key: &str, build: impl FnOnce() -> crate::Re
 pub(crate) fn forget(id: u64) {
     let _ = PARSERS.try_with(|cell| {
         if let Ok(mut entries) = cell.try_borrow_mut() {
-            entries.retain(|(t, _, _)| *t != id);
+            entries.retain(|(t, _)| *t != id);
         }
     });
 }

@@ -6,6 +6,7 @@
 //! conversations holds at most `CAPACITY` prompts per template.
 
 use crate::api::RequestOptions;
+use crate::mru::Mru;
 use std::sync::Mutex;
 
 const CAPACITY: usize = 16;
@@ -24,9 +25,14 @@ fn key(options: &RequestOptions) -> Option<String> {
     .ok()
 }
 
-#[derive(Default)]
 pub(crate) struct PromptCache {
-    entries: Mutex<Vec<(String, String)>>,
+    entries: Mutex<Mru<String, String>>,
+}
+
+impl Default for PromptCache {
+    fn default() -> Self {
+        PromptCache { entries: Mutex::new(Mru::new(CAPACITY)) }
+    }
 }
 
 impl PromptCache {
@@ -35,18 +41,14 @@ impl PromptCache {
         let Some(key) = key(options) else { return render() };
         {
             let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(i) = entries.iter().position(|(k, _)| *k == key) {
-                let hit = entries.remove(i);
-                let prompt = hit.1.clone();
-                entries.insert(0, hit);
-                return Ok(prompt);
+            if let Some(prompt) = entries.find(|k| *k == key) {
+                return Ok(prompt.clone());
             }
         }
         // Rendered without the lock held: a render is long and must not block (or poison) other users.
         let prompt = render()?;
         let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        entries.insert(0, (key, prompt.clone()));
-        entries.truncate(CAPACITY);
+        entries.insert(key, prompt.clone());
         Ok(prompt)
     }
 

@@ -7,6 +7,7 @@
 
 use super::convert::{from_json, js};
 use crate::api::RequestOptions;
+use crate::mru::Mru;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
@@ -14,18 +15,13 @@ use wasm_bindgen::JsValue;
 const CAPACITY: usize = 16;
 
 thread_local! {
-    static READ: RefCell<Vec<(String, Rc<RequestOptions>)>> = const { RefCell::new(Vec::new()) };
+    static READ: RefCell<Mru<String, Rc<RequestOptions>>> = const { RefCell::new(Mru::new(CAPACITY)) };
 }
 
 /// The options `text` holds (empty text: the defaults), checked; an error names the bad field.
 pub fn read(text: &str) -> Result<Rc<RequestOptions>, JsValue> {
     let hit = READ.with(|c| {
-        let mut c = c.try_borrow_mut().ok()?;
-        let i = c.iter().position(|(k, _)| k == text)?;
-        let entry = c.remove(i);
-        let opts = entry.1.clone();
-        c.insert(0, entry);
-        Some(opts)
+        c.try_borrow_mut().ok()?.find(|k| k == text).cloned()
     });
     if let Some(opts) = hit {
         return Ok(opts);
@@ -35,8 +31,7 @@ pub fn read(text: &str) -> Result<Rc<RequestOptions>, JsValue> {
     let opts = Rc::new(opts);
     READ.with(|c| {
         if let Ok(mut c) = c.try_borrow_mut() {
-            c.insert(0, (text.to_string(), opts.clone()));
-            c.truncate(CAPACITY);
+            c.insert(text.to_string(), opts.clone());
         }
     });
     Ok(opts)
