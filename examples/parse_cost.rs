@@ -2,7 +2,9 @@
 //! and dropped) and a whole 30 KB parse, for the bench inputs, with the request the Node bench sends
 //! (three tools, a two-message conversation), and with no options.
 //! `cargo run --release --example parse_cost [reps]`; `… parse_cost 1 soup`: 5K–40K bytes of `\n{` (a
-//! marker-less call candidate per line) streamed in 64-byte chunks, to see the growth stay linear.
+//! marker-less call candidate per line) streamed in 64-byte chunks, to see the growth stay linear;
+//! `… parse_cost 200 response`: the declared-response-template path (`parse_response` with the response
+//! template we derive, prefix = the generation prompt), per 30 KB input.
 use chat_autoparser::api::RequestOptions;
 use chat_autoparser::{ChatTemplate, RenderOptions};
 use serde_json::json;
@@ -32,6 +34,9 @@ fn main() {
         }
         return;
     }
+    if std::env::args().nth(2).as_deref() == Some("response") {
+        return response_cost(reps);
+    }
     let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let tool = |name: &str| json!({"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": {"location": {"type": "string"}, "unit": {"type": "string"}}}}});
     let tools = vec![tool("get_weather"), tool("get_time"), tool("search")];
@@ -46,5 +51,25 @@ fn main() {
             let whole = median(|| { std::hint::black_box(t.parse_output(&text, &opts).unwrap()); }, reps);
             println!("{name:<55} {label:<15} tiny {tiny:8.1} µs  build {build:8.1} µs  whole {whole:8.1} µs  {:7.0} MB/s", text.len() as f64 / whole);
         }
+    }
+}
+
+const BENCH: [(&str, &str); 4] = [("Qwen3.5-4B.jinja", "qwen3.5-4b"), ("Qwen3-Coder.jinja", "qwen3-coder"), ("NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja", "hermes-2-pro"), ("openai-gpt-oss-120b.jinja", "gpt-oss")];
+
+fn response_cost(reps: usize) {
+    use chat_autoparser::response_template::{parse_response, response_template, ResponseTemplateOptions};
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let tools = vec![json!({"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"location": {"type": "string"}, "unit": {"type": "string"}}}}})];
+    // PARSE_COST_ONLY=gpt-oss: one input (for a profile).
+    let only = std::env::var("PARSE_COST_ONLY").unwrap_or_default();
+    for (name, family) in BENCH.into_iter().filter(|(_, f)| f.contains(only.as_str())) {
+        let src = std::fs::read_to_string(root.join("conformance/templates").join(name)).unwrap();
+        let t = ChatTemplate::new(&src, RenderOptions::default()).unwrap();
+        let rt = response_template(&t, &ResponseTemplateOptions::default()).unwrap().response_template;
+        let prefix = t.generation_prompt(&RequestOptions::default()).unwrap();
+        let text = std::fs::read_to_string(root.join(format!("bench/inputs/{family}-8k.txt"))).unwrap();
+        let tiny = median(|| { std::hint::black_box(parse_response("Hi", &rt, &prefix, &tools).unwrap()); }, reps);
+        let whole = median(|| { std::hint::black_box(parse_response(&text, &rt, &prefix, &tools).unwrap()); }, reps);
+        println!("{name:<55} parse_response  tiny {tiny:8.1} µs  whole {whole:8.1} µs  {:7.0} MB/s", text.len() as f64 / whole);
     }
 }

@@ -32,7 +32,7 @@ console.log(JSON.stringify({ start: t0, import: t1 - t0, firstParse: t2 - t1, im
 
 const median = (v) => [...v].sort((a, b) => a - b)[v.length >> 1];
 
-function medianTime(fn, budgetMs = 200) {
+export function medianTime(fn, budgetMs = 200) {
   fn();
   const t0 = performance.now(); fn(); const once = Math.max(performance.now() - t0, 0.0005);
   const reps = Math.min(20000, Math.max(5, Math.floor(budgetMs / once)));

@@ -8,19 +8,21 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ChatTemplate, StreamParser, parseOutput } from 'chat-autoparser';
+import { ChatTemplate, StreamParser, parseOutput, parseResponse, responseTemplate, generationPrompt } from 'chat-autoparser';
 import { fixturesDir, templateSource } from './helpers.mjs';
 
 /** Ratios recorded for the build that restored the speed (typical of repeated runs of this file at load 4–6), per
  * template; the limit is 2× each.
  * whole: 30 KB whole parse (set-up included) ÷ JSON.stringify of the same text;
  * setup: tiny parseOutput with 3 tools and 2 messages ÷ JSON.parse(JSON.stringify(options));
- * construct: new StreamParser(...).free() ÷ the same calibration. */
+ * construct: new StreamParser(...).free() ÷ the same calibration;
+ * response: 30 KB parseResponse with the response template we derive (prefix: the generation prompt) ÷
+ *   JSON.stringify of the same text. */
 export const RECORDED = {
-  'Qwen3.5-4B.jinja': { whole: 1.6, setup: 3.0, construct: 1.4 },
-  'Qwen3-Coder.jinja': { whole: 1.45, setup: 1.8, construct: 1.25 },
-  'openai-gpt-oss-120b.jinja': { whole: 0.95, setup: 1.3, construct: 1.2 },
-  'NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja': { whole: 1.35, setup: 1.8, construct: 1.25 },
+  'Qwen3.5-4B.jinja': { whole: 1.6, setup: 3.0, construct: 1.4, response: 3.1 },
+  'Qwen3-Coder.jinja': { whole: 1.45, setup: 1.8, construct: 1.25, response: 2.5 },
+  'openai-gpt-oss-120b.jinja': { whole: 0.95, setup: 1.3, construct: 1.2, response: 3.1 },
+  'NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja': { whole: 1.35, setup: 1.8, construct: 1.25, response: 2.4 },
 };
 // Printed, not guarded: tiny parseOutput with 32 tools ÷ with 3 tools. The wasm side no longer depends on the
 // tools (the parser is copied from the cache); what remains is the facade's JSON.stringify of the larger
@@ -55,30 +57,35 @@ function paired(a, b, batch, rounds = 15) {
 }
 const repeat = (f) => () => { for (let i = 0; i < SLOWDOWN; i++) f(); };
 
-function measureOne(t, text) {
+function measureOne(t, text, declared) {
   const [whole, wholeCal] = paired(repeat(() => { sink += parseOutput(t, text, opts3).content?.length ?? 0; }), () => { sink += JSON.stringify(text).length; }, 5);
+  const [response, responseCal] = paired(repeat(() => { sink += parseResponse(text, declared.rt, declared.options).content?.length ?? 0; }), () => { sink += JSON.stringify(text).length; }, 5);
   const optCal = () => { sink += JSON.parse(JSON.stringify(opts3)).tools.length; };
   const [setup, setupCal] = paired(repeat(() => { sink += parseOutput(t, 'Hi', opts3).content?.length ?? 0; }), optCal, 50);
   const [construct, constructCal] = paired(repeat(() => new StreamParser(t, opts3).free()), optCal, 50);
   const [tiny32, tiny3] = paired(repeat(() => { sink += parseOutput(t, 'Hi', opts32).content?.length ?? 0; }), () => { sink += parseOutput(t, 'Hi', opts3).content?.length ?? 0; }, 50);
   return { wholeMs: whole, wholeMBs: Buffer.byteLength(text) / 1e3 / whole, setupUs: setup * 1e3, constructUs: construct * 1e3,
-    ratios: { whole: whole / wholeCal, setup: setup / setupCal, construct: construct / constructCal, tools32: tiny32 / tiny3 } };
+    responseMs: response, ratios: { whole: whole / wholeCal, setup: setup / setupCal, construct: construct / constructCal, response: response / responseCal, tools32: tiny32 / tiny3 } };
 }
 
 const over = (name, r) => Object.entries(r.ratios).filter(([k, v]) => k in RECORDED[name] && v > LIMIT * RECORDED[name][k]);
 
 export function measure() {
-  const cases = Object.entries(INPUTS).map(([name, family]) => [name, new ChatTemplate(templateSource(name)), readFileSync(join(fixturesDir, `bench/inputs/${family}-8k.txt`), 'utf8')]);
+  const cases = Object.entries(INPUTS).map(([name, family]) => {
+    const t = new ChatTemplate(templateSource(name));
+    const declared = { rt: responseTemplate(t).responseTemplate, options: { prefix: generationPrompt(t, opts3), tools: opts3.tools } };
+    return [name, t, readFileSync(join(fixturesDir, `bench/inputs/${family}-8k.txt`), 'utf8'), declared];
+  });
   // V8 runs wasm in its baseline compiler first and tiers hot functions up over the first second or so:
   // exercise every path long enough that all of them are measured optimised.
   for (const t0 = performance.now(); performance.now() - t0 < 1500;) {
-    for (const [, t, text] of cases) { parseOutput(t, text, opts3); parseOutput(t, 'Hi', opts3); parseOutput(t, 'Hi', opts32); new StreamParser(t, opts3).free(); }
+    for (const [, t, text, declared] of cases) { parseOutput(t, text, opts3); parseOutput(t, 'Hi', opts3); parseOutput(t, 'Hi', opts32); new StreamParser(t, opts3).free(); parseResponse(text, declared.rt, declared.options); }
   }
   const rows = [];
-  for (const [name, t, text] of cases) {
-    let best = measureOne(t, text);
+  for (const [name, t, text, declared] of cases) {
+    let best = measureOne(t, text, declared);
     for (let i = 1; i < ATTEMPTS && over(name, best).length > 0; i++) {
-      const again = measureOne(t, text);
+      const again = measureOne(t, text, declared);
       for (const k of Object.keys(best.ratios)) best.ratios[k] = Math.min(best.ratios[k], again.ratios[k]);
     }
     rows.push({ template: name, ...best });
@@ -92,7 +99,7 @@ test('parsing through wasm stays within 2× of its recorded speed (ratios agains
   const problems = [];
   for (const r of rows) {
     const shown = Object.entries(r.ratios).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ');
-    console.log(`speed ${r.template}: whole ${r.wholeMs.toFixed(3)} ms (${r.wholeMBs.toFixed(0)} MB/s), set-up ${r.setupUs.toFixed(1)} µs, new StreamParser ${r.constructUs.toFixed(1)} µs; ratios ${shown}`);
+    console.log(`speed ${r.template}: whole ${r.wholeMs.toFixed(3)} ms (${r.wholeMBs.toFixed(0)} MB/s), parseResponse ${r.responseMs.toFixed(3)} ms, set-up ${r.setupUs.toFixed(1)} µs, new StreamParser ${r.constructUs.toFixed(1)} µs; ratios ${shown}`);
     for (const [k, v] of over(r.template, r)) problems.push(`${r.template}: ${k} ratio ${v.toFixed(2)} > ${LIMIT} × recorded ${RECORDED[r.template][k]}`);
   }
   assert.deepEqual(problems, [], `speed regressed:\n${problems.join('\n')}`);

@@ -149,6 +149,20 @@ pub struct ResponseParser {
     prefix_len: usize,
 }
 
+impl Drop for ResponseParser {
+    /// The scanners' automata caches go back to their patterns, for the next reply's parser.
+    fn drop(&mut self) {
+        for (f, (open, close)) in self.t.fields.iter().zip(self.scanners.iter_mut()) {
+            if let Some(p) = &f.open {
+                p.recycle(open);
+            }
+            if let Some(p) = &f.close {
+                p.recycle(close);
+            }
+        }
+    }
+}
+
 impl ResponseParser {
     /// A parser positioned after `prefix` (the rendered prompt; `""` to opt out), typing tool-call
     /// arguments by `tools`' schemas. Fails only if the prefix itself cannot be parsed.
@@ -415,8 +429,38 @@ impl ResponseParser {
 
 /// Parse a whole response (transformers' `parse_response`): the message dict.
 pub fn parse_response(text: &str, template: &Value, prefix: &str, tools: &[Value]) -> Result<Value> {
-    let t = Rc::new(CompiledTemplate::from_value(template)?);
+    let t = match serde_json::to_string(template) {
+        Ok(key) => compiled_by_key(&key, || CompiledTemplate::from_value(template).map(Rc::new))?,
+        Err(_) => Rc::new(CompiledTemplate::from_value(template)?),
+    };
+    parse_response_with(t, text, prefix, tools)
+}
+
+/// [`parse_response`] with a compiled template ([`compiled_by_key`]).
+pub fn parse_response_with(t: Rc<CompiledTemplate>, text: &str, prefix: &str, tools: &[Value]) -> Result<Value> {
     let mut p = ResponseParser::new(t, prefix, tools)?;
     p.feed(text)?;
     Ok(p.finalize()?.0)
+}
+
+thread_local! {
+    /// Templates compiled for [`parse_response`], by their JSON text: compiling the delimiters' automata
+    /// costs far more than parsing a reply (0.3–1.3 ms natively), and a caller parses every reply of a
+    /// model with the same template, as transformers' regex cache does.
+    static COMPILED: std::cell::RefCell<crate::mru::Mru<String, Rc<CompiledTemplate>>> = const { std::cell::RefCell::new(crate::mru::Mru::new(8)) };
+}
+
+/// The template `key` (its JSON text) stands for: compiled before on this thread, else `build()`'s
+/// (kept; errors are not).
+pub fn compiled_by_key<E>(key: &str, build: impl FnOnce() -> std::result::Result<Rc<CompiledTemplate>, E>) -> std::result::Result<Rc<CompiledTemplate>, E> {
+    if let Some(t) = COMPILED.with(|c| c.try_borrow_mut().ok()?.find(|k| k == key).cloned()) {
+        return Ok(t);
+    }
+    let t = build()?;
+    COMPILED.with(|c| {
+        if let Ok(mut c) = c.try_borrow_mut() {
+            c.insert(key.to_string(), t.clone());
+        }
+    });
+    Ok(t)
 }

@@ -20,7 +20,7 @@ mod verify;
 
 pub use derive::{derive_response_template, derive_response_template_with, derive_spec, escape, DeriveOptions, Loss};
 pub use declared::DeclaredParser;
-pub use interpret::{parse_response, CompiledTemplate, ResponseParser};
+pub use interpret::{compiled_by_key, parse_response, parse_response_with, CompiledTemplate, ResponseParser};
 pub use pattern::translate as translate_pattern;
 pub use regions::{RegionEvent, RegionTracker};
 pub use spec::{Field, Literals, ResponseTemplate};

@@ -17,11 +17,16 @@
 //! and by its PikeVM (leftmost-first search with captures). No `meta` engine, backtracker or
 //! literal prefilters: delimiters are short and searched once per match (wasm size, issue #15).
 
+use crate::text::ByteSet;
 use crate::{Error, ErrorKind, Result};
 use regex_automata::hybrid::dfa::{Cache as DfaCache, DFA};
 use regex_automata::hybrid::LazyStateID;
-use regex_automata::nfa::thompson::{self, pikevm::PikeVM, NFA};
-use regex_automata::util::syntax;
+use regex_automata::nfa::thompson::backtrack::{self, BoundedBacktracker};
+use regex_automata::nfa::thompson::pikevm::{self, PikeVM};
+use regex_automata::util::captures::Captures;
+use regex_automata::nfa::thompson::{self, NFA};
+use std::sync::Mutex;
+use regex_automata::util::{start, syntax};
 use regex_automata::{Anchored, Input, MatchKind};
 
 fn invalid(msg: String) -> Error {
@@ -148,7 +153,7 @@ pub fn translate(p: &str) -> std::result::Result<String, String> {
     Ok(out)
 }
 
-fn syntax_config() -> syntax::Config {
+pub(super) fn syntax_config() -> syntax::Config {
     syntax::Config::new().dot_matches_new_line(true).unicode(true).multi_line(false)
 }
 
@@ -158,8 +163,63 @@ fn compile_nfa(rust: &str) -> std::result::Result<NFA, thompson::BuildError> {
 }
 
 /// Leftmost-first search with named groups (Python's `re.search` semantics within the span).
-pub fn pikevm(rust: &str) -> std::result::Result<PikeVM, thompson::BuildError> {
-    PikeVM::new_from_nfa(compile_nfa(rust)?)
+pub fn groups(rust: &str) -> std::result::Result<Groups, thompson::BuildError> {
+    Groups::new(compile_nfa(rust)?)
+}
+
+/// Reads a pattern's groups: the bounded backtracker where the haystack fits its visited-set budget
+/// (the short span of one match, the common case: 5–10× faster than the PikeVM, which copies every
+/// thread's groups at each byte), else the PikeVM. Both give the leftmost-first match.
+#[derive(Debug)]
+pub struct Groups {
+    vm: PikeVM,
+    bt: BoundedBacktracker,
+}
+
+/// Search state for [`Groups`].
+#[derive(Debug, Clone)]
+pub struct GroupsCache {
+    vm: pikevm::Cache,
+    bt: backtrack::Cache,
+}
+
+impl Groups {
+    fn new(nfa: NFA) -> std::result::Result<Groups, thompson::BuildError> {
+        let bt = BoundedBacktracker::new_from_nfa(nfa.clone())?;
+        Ok(Groups { vm: PikeVM::new_from_nfa(nfa)?, bt })
+    }
+
+    /// A search cache.
+    pub fn create_cache(&self) -> GroupsCache {
+        GroupsCache { vm: self.vm.create_cache(), bt: self.bt.create_cache() }
+    }
+
+    /// Empty groups to search into.
+    pub fn create_captures(&self) -> Captures {
+        self.vm.create_captures()
+    }
+
+    /// The leftmost-first match in `input`, with its groups, into `caps`.
+    pub fn search(&self, cache: &mut GroupsCache, input: &Input, caps: &mut Captures) {
+        if input.get_span().len() > self.bt.max_haystack_len() || self.bt.try_search(&mut cache.bt, input, caps).is_err() {
+            self.vm.search(&mut cache.vm, input, caps);
+        }
+    }
+
+    /// Every match's groups, left to right (as `re.finditer`).
+    pub fn captures_all(&self, cache: &mut GroupsCache, text: &str) -> Vec<Captures> {
+        self.vm.captures_iter(&mut cache.vm, text).collect()
+    }
+
+    /// The end of the last match in `text`.
+    pub fn last_match_end(&self, cache: &mut GroupsCache, text: &str) -> Option<usize> {
+        self.vm.find_iter(&mut cache.vm, text).last().map(|m| m.end())
+    }
+
+    /// The names of the groups.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.vm.get_nfa().group_info().pattern_names(regex_automata::PatternID::ZERO).flatten()
+    }
 }
 
 /// A compiled delimiter: a regex, or literals (the fast path: exact partial matching by prefix).
@@ -172,9 +232,21 @@ pub struct Pattern {
 
 #[derive(Debug)]
 enum Kind {
-    Literals { lits: Vec<String>, can_extend: bool },
-    Regex { vm: PikeVM, dfa: DFA },
+    Literals { lits: Vec<String>, can_extend: bool, first: ByteSet },
+    Regex { vm: Groups, dfa: DFA, first: Option<Prefilter>, spare: Mutex<Spare> },
 }
+
+/// Automata caches kept between parses. A lazy DFA determinises its states on first use, so a parser
+/// that started each reply from a fresh cache paid that again every time (with the caches' own
+/// allocation, ≈ 40 % of a short parse); parsers take them here and give them back when dropped.
+#[derive(Debug, Default)]
+struct Spare {
+    dfa: Vec<DfaCache>,
+    vm: Vec<GroupsCache>,
+}
+
+/// Caches kept per pattern: more parsers than this at once allocate their own.
+const SPARE_CACHES: usize = 4;
 
 /// The outcome of scanning for one delimiter.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -217,9 +289,10 @@ impl Pattern {
             .configure(DFA::config().match_kind(MatchKind::All).cache_capacity(cache_bytes).skip_cache_capacity_check(cache_bytes < DFA_CACHE_BYTES))
             .build_from_nfa(nfa.clone())
             .map_err(|e| invalid(format!("{scope}: pattern {source:?} cannot be matched incrementally: {e}")))?;
-        let vm = PikeVM::new_from_nfa(nfa).map_err(|e| invalid(format!("{scope}: invalid pattern {source:?}: {e}")))?;
-        let names = vm.get_nfa().group_info().pattern_names(regex_automata::PatternID::ZERO).flatten().map(str::to_string).collect();
-        Ok(Pattern { kind: Kind::Regex { vm, dfa }, names })
+        let first = Prefilter::new(&dfa);
+        let vm = Groups::new(nfa).map_err(|e| invalid(format!("{scope}: invalid pattern {source:?}: {e}")))?;
+        let names = vm.names().map(str::to_string).collect();
+        Ok(Pattern { kind: Kind::Regex { vm, dfa, first, spare: Mutex::default() }, names })
     }
 
     /// Literal delimiters (any of them).
@@ -237,63 +310,206 @@ impl Pattern {
             }
         }
         let can_extend = uniq.iter().any(|a| uniq.iter().any(|b| a != b && a.starts_with(b.as_str())));
-        Ok(Pattern { kind: Kind::Literals { lits: uniq, can_extend }, names: Vec::new() })
+        let first = literal_first_bytes(&uniq);
+        Ok(Pattern { kind: Kind::Literals { lits: uniq, can_extend, first }, names: Vec::new() })
     }
 
     /// The leftmost delimiter at or after `pos` in `buf` (at `eos` no more input will come).
     pub fn scan(&self, sc: &mut Scanner, buf: &str, pos: usize, eos: bool) -> Scan {
         match &self.kind {
-            Kind::Literals { lits, can_extend } => scan_literals(lits, *can_extend, sc, buf, pos, eos),
-            Kind::Regex { vm, dfa } => {
+            Kind::Literals { lits, can_extend, first } => scan_literals(lits, *can_extend, first, sc, buf, pos, eos),
+            Kind::Regex { dfa, first, spare, .. } => {
                 if eos {
-                    return captures_at(vm, buf, pos, false);
+                    return self.captures_at(buf, pos, false);
                 }
-                scan_regex(vm, dfa, sc, buf, pos)
+                if sc.cache.is_none() {
+                    let kept = spare.lock().ok().and_then(|mut s| s.dfa.pop());
+                    sc.cache = Some(kept.unwrap_or_else(|| dfa.create_cache()));
+                }
+                scan_regex(self, dfa, first.as_ref(), sc, buf, pos)
             }
         }
+    }
+
+    /// Give a finished scanner's automata cache back for the next parser.
+    pub fn recycle(&self, sc: &mut Scanner) {
+        if let (Kind::Regex { spare, .. }, Some(cache)) = (&self.kind, sc.cache.take()) {
+            if let Ok(mut s) = spare.lock() {
+                if s.dfa.len() < SPARE_CACHES {
+                    s.dfa.push(cache);
+                }
+            }
+        }
+    }
+
+    /// Run `f` with the PikeVM and a cache for it (kept between calls).
+    fn with_vm<R>(&self, vm: &Groups, spare: &Mutex<Spare>, f: impl FnOnce(&mut GroupsCache) -> R) -> R {
+        let mut cache = spare.lock().ok().and_then(|mut s| s.vm.pop()).unwrap_or_else(|| vm.create_cache());
+        let out = f(&mut cache);
+        if let Ok(mut s) = spare.lock() {
+            if s.vm.len() < SPARE_CACHES {
+                s.vm.push(cache);
+            }
+        }
+        out
+    }
+
+    /// The leftmost-first match at or after `pos` (at `pos` when `anchored`), with its named groups.
+    fn captures_at(&self, buf: &str, pos: usize, anchored: bool) -> Scan {
+        let Kind::Regex { vm, spare, .. } = &self.kind else { return Scan::None };
+        let mut caps = vm.create_captures();
+        let input = Input::new(buf).span(pos..buf.len()).anchored(if anchored { Anchored::Yes } else { Anchored::No });
+        self.with_vm(vm, spare, |cache| vm.search(cache, &input, &mut caps));
+        let Some(m) = caps.get_match() else { return Scan::None };
+        let mut groups = Vec::new();
+        for name in &self.names {
+            if let Some(span) = caps.get_group_by_name(name) {
+                groups.push((name.clone(), buf[span.range()].to_string()));
+            }
+        }
+        Scan::Match(m.start(), m.end(), groups)
     }
 
     /// Last match end in `text` (for `start_anchor`), if any.
     pub fn last_match_end(&self, text: &str) -> Option<usize> {
         match &self.kind {
-            Kind::Literals { lits, .. } => {
+            Kind::Literals { lits, first, .. } => {
                 let mut last = None;
                 let mut at = 0;
-                // Leftmost-longest, non-overlapping, as a regex alternation sorted longest-first finds them.
-                while at <= text.len() {
-                    let hit = (at..text.len()).filter(|&p| text.is_char_boundary(p)).find_map(|p| {
-                        lits.iter().filter(|l| text[p..].starts_with(l.as_str())).map(|l| (p, p + l.len())).max_by_key(|&(_, e)| e)
-                    });
-                    match hit {
-                        Some((_, e)) => {
+                // Leftmost-longest, non-overlapping, as a regex alternation sorted longest-first finds
+                // them (a literal's first byte is never a UTF-8 continuation byte: every hit is a boundary).
+                while let Some(p) = first.next_in(text, at) {
+                    match lits.iter().filter(|l| text[p..].starts_with(l.as_str())).map(|l| p + l.len()).max() {
+                        Some(e) => {
                             last = Some(e);
                             at = e;
                         }
-                        None => break,
+                        None => at = p + 1,
                     }
                 }
                 last
             }
-            Kind::Regex { vm, .. } => vm.find_iter(&mut vm.create_cache(), text).last().map(|m| m.end()),
+            Kind::Regex { vm, spare, .. } => self.with_vm(vm, spare, |cache| vm.last_match_end(cache, text)),
         }
     }
 }
 
-fn captures_at(vm: &PikeVM, buf: &str, pos: usize, anchored: bool) -> Scan {
-    let mut caps = vm.create_captures();
-    let input = Input::new(buf).span(pos..buf.len()).anchored(if anchored { Anchored::Yes } else { Anchored::No });
-    vm.search(&mut vm.create_cache(), &input, &mut caps);
-    let Some(m) = caps.get_match() else { return Scan::None };
-    let mut groups = Vec::new();
-    for name in vm.get_nfa().group_info().pattern_names(regex_automata::PatternID::ZERO).flatten() {
-        if let Some(span) = caps.get_group_by_name(name) {
-            groups.push((name.to_string(), buf[span.range()].to_string()));
-        }
-    }
-    Scan::Match(m.start(), m.end(), groups)
+/// Where a regex delimiter's match can begin, read off its DFA when the pattern is compiled: the
+/// bytes a match can begin with, whatever precedes it (the union over every look-behind byte, for
+/// patterns with `^` or `\b`), and the literal text every match begins with (`to=functions.`). A run
+/// is started only at a first byte, and text is skipped to the next occurrence of the prefix without
+/// stepping the DFA: a delimiter whose first byte is a common letter no longer costs a DFA run at
+/// each occurrence of that letter.
+#[derive(Debug)]
+struct Prefilter {
+    first: ByteSet,
+    /// Every match begins with this (whole characters; may be empty).
+    prefix: String,
+    /// The prefix's byte least likely in prose and its offset: searched for, then the prefix checked
+    /// around it (`to=functions.` is found by its `=`, not by every `t` of the text).
+    rare: Option<(ByteSet, usize)>,
 }
 
-fn scan_regex(vm: &PikeVM, dfa: &DFA, sc: &mut Scanner, buf: &str, pos: usize) -> Scan {
+/// How common a byte is in model output, roughly (lower: rarer); what a prefix is searched by.
+fn commonness(b: u8) -> u8 {
+    match b {
+        b' ' | b'e' | b't' | b'a' | b'o' | b'i' | b'n' | b's' | b'r' | b'h' | b'l' | b'\n' => 4,
+        b'a'..=b'z' => 3,
+        b'A'..=b'Z' | b'0'..=b'9' | b',' | b'.' => 2,
+        _ if b.is_ascii() => 1,
+        _ => 5,
+    }
+}
+
+impl Prefilter {
+    /// `None` (every position may start a run) when the DFA gives up.
+    fn new(dfa: &DFA) -> Option<Prefilter> {
+        let mut cache = dfa.create_cache();
+        let mut starts = Vec::new();
+        for look_behind in std::iter::once(None).chain((0..=255u8).map(Some)) {
+            let s0 = dfa.start_state(&mut cache, &start::Config::new().anchored(Anchored::Yes).look_behind(look_behind)).ok()?;
+            if !starts.contains(&s0) {
+                starts.push(s0);
+            }
+        }
+        let mut first = Vec::new();
+        for b in 0..=255u8 {
+            // A pattern that matches the empty string is live after any byte (its match is reported one
+            // byte late), and a byte the DFA cannot decide is a quit state, not a dead one: both count.
+            for &s0 in &starts {
+                if !dfa.next_state(&mut cache, s0, b).ok()?.is_dead() {
+                    first.push(b);
+                    break;
+                }
+            }
+        }
+        let prefix = match starts[..] {
+            [s0] => literal_prefix(dfa, &mut cache, s0),
+            _ => String::new(),
+        };
+        let rare = prefix.bytes().enumerate().min_by_key(|&(_, b)| commonness(b)).filter(|&(_, b)| b.is_ascii()).map(|(at, b)| (ByteSet::new([b]), at));
+        Some(Prefilter { first: ByteSet::new(first), prefix, rare })
+    }
+
+    /// The first offset at or after `from` where a match can begin.
+    fn next_start(&self, buf: &str, from: usize) -> Option<usize> {
+        if let (Some((rare, offset)), true) = (&self.rare, self.prefix.len() >= 2) {
+            let mut at = from + offset;
+            while let Some(hit) = rare.next_in(buf, at) {
+                let start = hit - offset;
+                if buf.as_bytes()[start..].starts_with(self.prefix.as_bytes()) {
+                    return Some(start);
+                }
+                at = hit + 1;
+            }
+            // Not whole in the buffer: only its beginning, cut off by the end, can still become one.
+            return self.first.next_in(buf, from.max(buf.len().saturating_sub(self.prefix.len() - 1)));
+        }
+        self.first.next_in(buf, from)
+    }
+}
+
+/// The bytes every match starting in `s0` begins with: the DFA's path while exactly one byte leads on
+/// and no match has ended, cut to whole characters (at most 32 bytes).
+fn literal_prefix(dfa: &DFA, cache: &mut DfaCache, s0: LazyStateID) -> String {
+    let mut bytes = Vec::new();
+    let mut s = s0;
+    while bytes.len() < 32 {
+        let mut only = None;
+        for b in 0..=255u8 {
+            let Ok(next) = dfa.next_state(cache, s, b) else { return String::new() };
+            if next.is_match() {
+                // A match ends before `b`: the prefix stops here.
+                only = None;
+                break;
+            }
+            if !next.is_dead() {
+                if only.is_some() {
+                    only = None;
+                    break;
+                }
+                only = Some((b, next));
+            }
+        }
+        let Some((b, next)) = only else { break };
+        bytes.push(b);
+        s = next;
+    }
+    match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => {
+            let valid = e.utf8_error().valid_up_to();
+            String::from_utf8_lossy(&e.into_bytes()[..valid]).into_owned()
+        }
+    }
+}
+
+/// The first bytes of literal delimiters.
+fn literal_first_bytes(lits: &[String]) -> ByteSet {
+    ByteSet::new(lits.iter().map(|l| l.as_bytes()[0]))
+}
+
+fn scan_regex(pattern: &Pattern, dfa: &DFA, first: Option<&Prefilter>, sc: &mut Scanner, buf: &str, pos: usize) -> Scan {
     // Runs merged into a run that started before `pos` (now consumed) must be recomputed: rescan
     // from `pos` (only the text after the last committed delimiter).
     if sc.frontier < pos || sc.matched.is_some_and(|m| m < pos) || sc.live.iter().any(|&(s, _)| s < pos) {
@@ -303,7 +519,7 @@ fn scan_regex(vm: &PikeVM, dfa: &DFA, sc: &mut Scanner, buf: &str, pos: usize) -
     // again (a pattern with millions of reachable states), hold everything back and rescan on the
     // next call: slower, never wrong (the end of the stream searches the whole rest).
     for _ in 0..2 {
-        if let Some(found) = advance(vm, dfa, sc, buf) {
+        if let Some(found) = advance(pattern, dfa, first, sc, buf) {
             return found;
         }
         sc.restart(pos);
@@ -318,16 +534,27 @@ impl Scanner {
 }
 
 /// Step the live runs over the bytes after the frontier; `None` when the lazy DFA's cache was cleared.
-fn advance(vm: &PikeVM, dfa: &DFA, sc: &mut Scanner, buf: &str) -> Option<Scan> {
+fn advance(pattern: &Pattern, dfa: &DFA, first: Option<&Prefilter>, sc: &mut Scanner, buf: &str) -> Option<Scan> {
     let cache = sc.cache.get_or_insert_with(|| dfa.create_cache());
     let clears = cache.clear_count();
     let bytes = buf.as_bytes();
     let mut end = bytes.len();
-    for i in sc.frontier..bytes.len() {
-        // A run may start only on a character boundary.
-        if buf.is_char_boundary(i) {
-            let input = Input::new(buf).span(i..buf.len()).anchored(Anchored::Yes);
-            if let Ok(s0) = dfa.start_state_forward(cache, &input) {
+    let mut i = sc.frontier;
+    while i < bytes.len() {
+        if sc.live.is_empty() {
+            if let Some(first) = first {
+                // Nothing in flight: jump to the next place a match can begin.
+                match first.next_start(buf, i) {
+                    Some(at) => i = at,
+                    None => break,
+                }
+            }
+        }
+        let b = bytes[i];
+        // A run may start only on a character boundary (and, with a prefilter, at a first byte).
+        if buf.is_char_boundary(i) && first.is_none_or(|f| f.first.has(b)) {
+            let config = start::Config::new().anchored(Anchored::Yes).look_behind(i.checked_sub(1).map(|j| bytes[j]));
+            if let Ok(s0) = dfa.start_state(cache, &config) {
                 if cache.clear_count() != clears {
                     return None;
                 }
@@ -336,7 +563,6 @@ fn advance(vm: &PikeVM, dfa: &DFA, sc: &mut Scanner, buf: &str) -> Option<Scan> 
                 }
             }
         }
-        let b = bytes[i];
         let mut k = 0;
         while k < sc.live.len() {
             let (start, st) = sc.live[k];
@@ -362,11 +588,12 @@ fn advance(vm: &PikeVM, dfa: &DFA, sc: &mut Scanner, buf: &str) -> Option<Scan> 
                 break;
             }
         }
+        i += 1;
     }
     sc.frontier = end;
     let pending = sc.live.iter().map(|&(s, _)| s).min();
     Some(match (sc.matched, pending) {
-        (Some(m), p) if p.is_none_or(|p| m < p) => match captures_at(vm, buf, m, true) {
+        (Some(m), p) if p.is_none_or(|p| m < p) => match pattern.captures_at(buf, m, true) {
             Scan::None => pending.map_or(Scan::None, Scan::Pending),
             found => found,
         },
@@ -375,14 +602,13 @@ fn advance(vm: &PikeVM, dfa: &DFA, sc: &mut Scanner, buf: &str) -> Option<Scan> 
     })
 }
 
-fn scan_literals(lits: &[String], can_extend: bool, sc: &mut Scanner, buf: &str, pos: usize, eos: bool) -> Scan {
+fn scan_literals(lits: &[String], can_extend: bool, first: &ByteSet, sc: &mut Scanner, buf: &str, pos: usize, eos: bool) -> Scan {
     // Offsets before the frontier held neither a match nor the start of one.
     let from = pos.max(sc.frontier.min(buf.len()));
-    let bytes = buf.as_bytes();
-    for p in from..bytes.len() {
-        if !buf.is_char_boundary(p) || !lits.iter().any(|l| l.as_bytes()[0] == bytes[p]) {
-            continue;
-        }
+    // A literal's first byte is never a UTF-8 continuation byte, so every hit is a character boundary.
+    let mut next = from;
+    while let Some(p) = first.next_in(buf, next) {
+        next = p + 1;
         let rest = &buf[p..];
         if let Some(full) = lits.iter().filter(|l| rest.starts_with(l.as_str())).max_by_key(|l| l.len()) {
             let end = p + full.len();
@@ -405,15 +631,62 @@ fn scan_literals(lits: &[String], can_extend: bool, sc: &mut Scanner, buf: &str,
 mod tests {
     use super::*;
 
-    /// Feed `text` one byte at a time; the first decided match must be the whole text's.
+    /// Feed `text` one character at a time; the first decided match must be the whole text's.
     fn streamed(p: &Pattern, text: &str) -> Scan {
         let mut sc = Scanner::default();
-        for k in 1..=text.len() {
+        for k in (1..=text.len()).filter(|&k| text.is_char_boundary(k)) {
             if let found @ Scan::Match(..) = p.scan(&mut sc, &text[..k], 0, false) {
                 return found;
             }
         }
         p.scan(&mut sc, text, 0, true)
+    }
+
+    fn prefilter(source: &str) -> (String, Vec<u8>) {
+        let p = Pattern::regex("test", source).unwrap();
+        let Kind::Regex { first: Some(f), .. } = &p.kind else { panic!("no prefilter for {source}") };
+        (f.prefix.clone(), (0..=255u8).filter(|&b| f.first.has(b)).collect())
+    }
+
+    #[test]
+    fn the_prefilter_reads_first_bytes_and_literal_prefixes_off_the_dfa() {
+        assert_eq!(prefilter(r"to=functions\.(?P<name>[\w.\-]+)<\|message\|>"), ("to=functions.".into(), b"t".to_vec()));
+        assert_eq!(prefilter(r"<tool_call>\s*<function=(?P<name>[\w.\-]+)>"), ("<tool_call>".into(), b"<".to_vec()));
+        // `^` makes the start depend on what precedes: no single prefix, the union of first bytes.
+        assert_eq!(prefilter(r"(?:<\|channel\|>final|^|<\|start\|>)<\|message\|>"), (String::new(), b"<".to_vec()));
+        // An alternation: the bytes of both, the prefix they share.
+        assert_eq!(prefilter(r"<(?:a|b)>"), ("<".into(), b"<".to_vec()));
+        // A pattern that matches the empty string may begin anywhere.
+        assert_eq!(prefilter(r"x*").1.len(), 256);
+        // A prefix ends where a match may end.
+        assert_eq!(prefilter(r"ab(?:c)?").0, "ab");
+    }
+
+    #[test]
+    fn prefiltered_scans_match_as_unfiltered_ones_whole_and_byte_by_byte() {
+        let cases = [
+            (r"to=functions\.(?P<name>\w+)!", "tt to=function to=functions.get! to=functions.x!"),
+            (r"<tool_call>\s*<f=(?P<name>\w+)>", "a < b <tool_call <tool_call>\n <f=get> tail"),
+            (r"(?:<a>|^)<m>", "<m> then <a><m>"),
+            (r"é=(?P<v>\d+)", "café é= é=12 ok"),
+        ];
+        for (source, text) in cases {
+            let p = Pattern::regex("test", source).unwrap();
+            let whole = p.scan(&mut Scanner::default(), text, 0, true);
+            assert!(matches!(whole, Scan::Match(..)), "{source}: {whole:?}");
+            assert_eq!(streamed(&p, text), whole, "{source}");
+            // A prefix cut off by the end of the buffer is held back, not let through.
+            for cut in 1..text.len() {
+                if !text.is_char_boundary(cut) {
+                    continue;
+                }
+                if let Scan::Pending(at) = p.scan(&mut Scanner::default(), &text[..cut], 0, false) {
+                    assert!(at <= cut, "{source} at {cut}");
+                }
+            }
+        }
+        let p = Pattern::regex("test", r"to=functions\.x").unwrap();
+        assert_eq!(p.scan(&mut Scanner::default(), "say to=func", 0, false), Scan::Pending(4));
     }
 
     #[test]

@@ -71,11 +71,16 @@ pub fn check(t: Rc<CompiledTemplate>, report: &VerifyReport) -> DeclaredCheck {
     crate::response_template::check_declared(t, report)
 }
 
-pub fn parse_response(text: &str, rt: &serde_json::Value, prefix: &str, tools: &[serde_json::Value]) -> CoreResult<serde_json::Value> {
+/// `parseResponse`: the template arrives as JSON text, which keys the compiled templates (read and
+/// compiled once per distinct text: both cost more than parsing a reply).
+pub fn parse_response(text: &str, rt_json: &str, prefix: &str, tools: &[serde_json::Value]) -> Result<serde_json::Value, JsValue> {
     #[cfg(feature = "size-probe-no-declared")]
-    return { let _ = (text, rt, prefix, tools); Err(probe_error()) };
+    return { let _ = (text, rt_json, prefix, tools); Err(super::convert::to_js_error(probe_error())) };
     #[cfg(not(feature = "size-probe-no-declared"))]
-    crate::response_template::parse_response(text, rt, prefix, tools)
+    {
+        let t = crate::response_template::compiled_by_key(rt_json, || compile(rt_json, "responseTemplate"))?;
+        super::convert::js(crate::response_template::parse_response_with(t, text, prefix, tools))
+    }
 }
 
 pub fn derive(t: &ChatTemplate, options: &ResponseTemplateOptions) -> CoreResult<crate::response_template::DerivedResponseTemplate> {

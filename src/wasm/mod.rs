@@ -208,9 +208,8 @@ pub fn parse_response(text: &str, response_template: &str, options: Option<Strin
         prefix: String,
         tools: Vec<serde_json::Value>,
     }
-    let rt: serde_json::Value = from_json(response_template, "responseTemplate")?;
     let opts: Opts = from_json_opt(options, "options")?;
-    to_js(&js(declared::parse_response(text, &rt, &opts.prefix, &opts.tools))?)
+    convert::value_to_js(&declared::parse_response(text, response_template, &opts.prefix, &opts.tools)?)
 }
 
 /// The analysis as a Hugging Face `response_template`: `{responseTemplate, losses}`.
