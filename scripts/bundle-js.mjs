@@ -50,7 +50,9 @@ if (/^export /m.test(glue)) fail('an export the bundler does not know');
 // Strings into wasm: the glue copies the ASCII prefix one character at a time in JS before handing the rest to
 // `encodeInto`, which made passing a 30 KB reply cost as much as parsing it (issue #25). One `encodeInto` into
 // a buffer as long as the string does the same for the ASCII prefix natively, then the rest goes on as before
-// (the same bytes: `encodeInto` stops at the first character that does not fit, `read` tells where).
+// (the same bytes: `encodeInto` stops at the first character that does not fit, `read` tells where). A short
+// string (a streamed chunk) keeps the loop: `encodeInto`'s fixed cost is several times the loop's for 4 bytes.
+const SHORT = 64;
 glue = replaceOnce(glue, `    for (; offset < len; offset++) {
         const code = arg.charCodeAt(offset);
         if (code > 0x7F) break;
@@ -59,13 +61,38 @@ glue = replaceOnce(glue, `    for (; offset < len; offset++) {
     if (offset !== len) {
         if (offset !== 0) {
             arg = arg.slice(offset);
-        }`, `    const ascii = cachedTextEncoder.encodeInto(arg, mem.subarray(ptr, ptr + len));
-    offset = ascii.written;
-    if (ascii.read !== len || offset !== len) {
-        offset = ascii.read === offset ? offset : 0;
+        }`, `    if (len > ${SHORT}) {
+        const ascii = cachedTextEncoder.encodeInto(arg, mem.subarray(ptr, ptr + len));
+        offset = ascii.read === ascii.written ? ascii.written : 0;
+    } else {
+        for (; offset < len; offset++) {
+            const code = arg.charCodeAt(offset);
+            if (code > 0x7F) break;
+            mem[ptr + offset] = code;
+        }
+    }
+    if (offset !== len) {
         if (offset !== 0) {
             arg = arg.slice(offset);
         }`);
+// Strings out of wasm (each streamed delta's text): \`TextDecoder.decode\` costs far more than reading a few ASCII
+// bytes in JS; short ASCII strings are read directly (any other byte: the decoder, as before).
+glue = replaceOnce(glue, `function getStringFromWasm0(ptr, len) {
+    ptr = ptr >>> 0;
+    return decodeText(getUint8ArrayMemory0().subarray(ptr, ptr + len));
+}`, `function getStringFromWasm0(ptr, len) {
+    ptr = ptr >>> 0;
+    if (len <= ${SHORT}) {
+        const mem = getUint8ArrayMemory0();
+        let s = '';
+        for (let i = ptr; i < ptr + len; i++) {
+            if (mem[i] > 0x7F) return decodeText(mem.subarray(ptr, ptr + len));
+            s += String.fromCharCode(mem[i]);
+        }
+        return s;
+    }
+    return decodeText(getUint8ArrayMemory0().subarray(ptr, ptr + len));
+}`);
 const WASM_URL = `new URL('${NAME}_bg.wasm', import.meta.url)`;
 replaceOnce(glue, WASM_URL, WASM_URL);
 
