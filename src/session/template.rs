@@ -133,7 +133,7 @@ impl ChatTemplate {
         let default = tail(None)?;
         let other = |on: bool| tail(Some(on)).map(|t| (t != default).then_some(t));
         let generation_prompts = GenerationPrompts { thinking: other(true)?, no_thinking: other(false)?, default };
-        Ok(ParserSpec { spec_version: PARSER_SPEC_VERSION, written_by: crate::version().to_string(), format: analysis.handler, generation_prompts, analysis })
+        Ok(ParserSpec { spec_version: PARSER_SPEC_VERSION, written_by: env!("CARGO_PKG_VERSION").to_string(), format: analysis.handler, generation_prompts, analysis })
     }
 
     /// The template's round-trip self-test.

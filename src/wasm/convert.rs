@@ -52,6 +52,7 @@ fn failing_field_of<T: DeserializeOwned>(map: &serde_json::Map<String, serde_jso
 }
 
 /// Deserialize optional JSON text (absent → default).
+#[cfg(feature = "full")]
 pub fn from_json_opt<T: DeserializeOwned + Default>(text: Option<String>, field: &str) -> Result<T, JsValue> {
     match text {
         None => Ok(T::default()),

@@ -1,14 +1,12 @@
-//! The JS binding: a thin layer over the core. Compiled only for wasm32.
+//! The full package's exports: templates, analysis, grammars, response templates, compiled parser
+//! specs, and parsing by a template.
 
-mod convert;
-mod declared;
-mod registry;
-mod request_options;
-
+use super::convert::{self, from_json, from_json_opt, js, to_js};
+use super::registry::{self, template_arg, Registered};
+use super::parsing::{self, JsStreamParser};
+use super::{declared, request_options};
 use crate::api::RequestOptions;
 use crate::template::RenderOptions;
-use convert::{from_json, from_json_opt, js, to_js};
-use registry::{template_arg, Registered};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
@@ -53,13 +51,13 @@ pub fn analyze_template(source: &str, options: Option<String>) -> Result<JsValue
 /// The analysis plus `verified`: the template's own round trip, per part, so an analysis that looks
 /// complete but does not read back what the template writes says so.
 fn analysis_with_verified(t: &crate::ChatTemplate) -> Result<JsValue, JsValue> {
-    #[derive(serde::Serialize)]
-    struct WithVerified<'a> {
-        #[serde(flatten)]
-        analysis: &'a crate::analysis::Analysis,
-        verified: crate::session::Verified,
-    }
-    to_js(&WithVerified { analysis: js(t.analysis())?, verified: crate::verify_template(t).verified })
+    // The analysis' object with `verified` as its last key. Written by the one serializer `compileParser`
+    // writes it with too (serde's `flatten` would instantiate every analysis type's serialization a second time).
+    let analysis = serde_json::to_string(js(t.analysis())?).unwrap_or_default();
+    let verified = serde_json::to_string(&crate::verify_template(t).verified).unwrap_or_default();
+    let body = analysis.strip_suffix('}').unwrap_or("{");
+    let sep = if body.len() > 1 { "," } else { "" };
+    js_sys::JSON::parse(&format!("{body}{sep}\"verified\":{verified}}}"))
 }
 
 /// A compiled chat template.
@@ -171,14 +169,21 @@ fn stream_parser(template_or_source: &JsValue, t: &crate::ChatTemplate, opts: &R
 #[wasm_bindgen(js_name = parseOutput)]
 pub fn parse_output(template_or_source: JsValue, text: &str, options: Option<String>) -> Result<JsValue, JsValue> {
     let (t, opts, key) = request(&template_or_source, options)?;
-    let mut p = stream_parser(&template_or_source, &t, &opts, &key)?;
-    p.push(text);
-    js(p.finish())?;
-    let msg = convert::message_to_js(p.message(), opts.reasoning_field);
-    if let Some(reason) = p.finish_reason() {
-        let _ = js_sys::Reflect::set(&msg, &JsValue::from_str("finishReason"), &JsValue::from_str(reason));
+    parsing::parse_whole(stream_parser(&template_or_source, &t, &opts, &key)?, text, opts.reasoning_field)
+}
+
+/// Compile the template's parser into a portable spec (JSON text) that `chat-autoparser/parser` parses
+/// with, no template engine needed. `options`: `{extraContext}`, what the generation-prompt renders add.
+#[wasm_bindgen(js_name = compileParser)]
+pub fn compile_parser(template_or_source: JsValue, options: Option<String>) -> Result<String, JsValue> {
+    #[derive(serde::Deserialize, Default)]
+    #[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+    struct Opts {
+        extra_context: serde_json::Map<String, serde_json::Value>,
     }
-    Ok(msg)
+    let t = template_arg(&template_or_source)?;
+    let opts: Opts = from_json_opt(options, "options")?;
+    Ok(js(t.compile_parser(&opts.extra_context))?.to_json())
 }
 
 /// Render assistant messages through the template and parse them back: the template's self-test.
@@ -221,20 +226,7 @@ pub fn response_template(template_or_source: JsValue, options: Option<String>) -
     to_js(&js(declared::derive(&t, &opts))?)
 }
 
-/// Streaming parser: `push(chunk)` returns OpenAI `chat.completion.chunk` deltas; `finish()` flushes.
-#[wasm_bindgen(js_name = StreamParser)]
-pub struct JsStreamParser {
-    inner: crate::StreamParser,
-    // Keeps the template (and its analysis) alive while the parser lives.
-    _template: Rc<crate::ChatTemplate>,
-    /// Reused for every chunk's deltas (saves an allocation per push).
-    scratch: Vec<crate::api::Delta>,
-    /// The key reasoning deltas and the message use.
-    reasoning_field: crate::api::ReasoningField,
-    /// transformers-style region events (`pushEvents` / `finishEvents`).
-    regions: crate::response_template::RegionTracker,
-}
-
+/// The full package's `StreamParser` (see `parsing::JsStreamParser`): over a template, with region events.
 #[wasm_bindgen(js_class = StreamParser)]
 impl JsStreamParser {
     /// `templateOrSource`: a `ChatTemplate` or a template source string; `options`: request options.
@@ -242,30 +234,7 @@ impl JsStreamParser {
     pub fn new(template_or_source: JsValue, options: Option<String>) -> Result<JsStreamParser, JsValue> {
         let (t, opts, key) = request(&template_or_source, options)?;
         let inner = stream_parser(&template_or_source, &t, &opts, &key)?;
-        Ok(JsStreamParser { inner, _template: t, scratch: Vec::new(), reasoning_field: opts.reasoning_field, regions: Default::default() })
-    }
-
-    /// Consume a chunk; returns the deltas it completed (often none while a marker may be starting).
-    /// Never throws on malformed output: see `diagnostics`.
-    pub fn push(&mut self, chunk: &str) -> JsValue {
-        self.scratch.clear();
-        self.inner.push_into(chunk, &mut self.scratch);
-        convert::deltas_to_js(&self.scratch, self.reasoning_field)
-    }
-
-    /// End of output: returns the remaining deltas. Output that ends inside a tool call sets
-    /// `finishReason` to `'length'`; with `strict: true` and `isPartial: false` it throws a `Parse`
-    /// error with `offset` instead, whose `deltas` property holds the flushed deltas.
-    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
-        match self.inner.finish() {
-            Ok(deltas) => Ok(convert::deltas_to_js(&deltas, self.reasoning_field)),
-            Err(e) => {
-                let err = convert::to_js_error(e);
-                let deltas = convert::deltas_to_js(&self.inner.take_failed_deltas(), self.reasoning_field);
-                let _ = js_sys::Reflect::set(&err, &JsValue::from_str("deltas"), &deltas);
-                Err(err)
-            }
-        }
+        Ok(JsStreamParser::over(inner, opts.reasoning_field, t))
     }
 
     /// `push` that also returns transformers-style region events: `{deltas, events}` with events
@@ -282,16 +251,7 @@ impl JsStreamParser {
     /// `finish` that also returns the last region events (the open region closes).
     #[wasm_bindgen(js_name = finishEvents)]
     pub fn finish_events(&mut self) -> Result<JsValue, JsValue> {
-        let deltas = match self.inner.finish() {
-            Ok(d) => d,
-            Err(e) => {
-                let err = convert::to_js_error(e);
-                let deltas = convert::deltas_to_js(&self.inner.take_failed_deltas(), self.reasoning_field);
-                let _ = js_sys::Reflect::set(&err, &JsValue::from_str("deltas"), &deltas);
-                return Err(err);
-            }
-        };
-        self.scratch = deltas;
+        self.scratch = parsing::finish(&mut self.inner, self.reasoning_field)?;
         let mut events = Vec::new();
         self.regions.feed(&self.scratch, &mut events);
         self.regions.finish(&mut events);
@@ -303,30 +263,5 @@ impl JsStreamParser {
         let _ = js_sys::Reflect::set(&out, &JsValue::from_str("deltas"), &convert::deltas_to_js(&self.scratch, self.reasoning_field));
         let _ = js_sys::Reflect::set(&out, &JsValue::from_str("events"), &to_js(&events)?);
         Ok(out.into())
-    }
-
-    /// The message so far.
-    #[wasm_bindgen(getter)]
-    pub fn message(&self) -> Result<JsValue, JsValue> {
-        Ok(convert::message_to_js(self.inner.message(), self.reasoning_field))
-    }
-
-    /// Problems seen in the output so far: `[{offset, message, count?, lastOffset?, rule?}]`.
-    #[wasm_bindgen(getter)]
-    pub fn diagnostics(&self) -> Result<JsValue, JsValue> {
-        to_js(self.inner.diagnostics())
-    }
-
-    /// `'length'` after `finish()` when the output ended inside a tool call (the last call is
-    /// incomplete), else `null`.
-    #[wasm_bindgen(getter, js_name = finishReason)]
-    pub fn finish_reason(&self) -> Option<String> {
-        self.inner.finish_reason().map(str::to_string)
-    }
-
-    /// True once the output reached a stop marker (harmony `<|return|>` / `<|call|>`).
-    #[wasm_bindgen(getter)]
-    pub fn stopped(&self) -> bool {
-        self.inner.stopped()
     }
 }

@@ -6,38 +6,22 @@
 //! keys the request layer's parser cache (`ChatTemplate::stream_parser_keyed`).
 
 use super::convert::{from_json, js};
+use super::recent::Recent;
 use crate::api::RequestOptions;
-use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
 
-const CAPACITY: usize = 16;
-
 thread_local! {
-    static READ: RefCell<Vec<(String, Rc<RequestOptions>)>> = const { RefCell::new(Vec::new()) };
+    static READ: Recent<Rc<RequestOptions>> = const { Recent::new(16) };
 }
 
 /// The options `text` holds (empty text: the defaults), checked; an error names the bad field.
 pub fn read(text: &str) -> Result<Rc<RequestOptions>, JsValue> {
-    let hit = READ.with(|c| {
-        let mut c = c.try_borrow_mut().ok()?;
-        let i = c.iter().position(|(k, _)| k == text)?;
-        let entry = c.remove(i);
-        let opts = entry.1.clone();
-        c.insert(0, entry);
-        Some(opts)
-    });
-    if let Some(opts) = hit {
-        return Ok(opts);
-    }
-    let opts: RequestOptions = if text.is_empty() { RequestOptions::default() } else { from_json(text, "options")? };
-    js(opts.validate())?;
-    let opts = Rc::new(opts);
-    READ.with(|c| {
-        if let Ok(mut c) = c.try_borrow_mut() {
-            c.insert(0, (text.to_string(), opts.clone()));
-            c.truncate(CAPACITY);
-        }
-    });
-    Ok(opts)
+    READ.with(|r| {
+        r.get_or_read(text, || {
+            let opts: RequestOptions = if text.is_empty() { RequestOptions::default() } else { from_json(text, "options")? };
+            js(opts.validate())?;
+            Ok(Rc::new(opts))
+        })
+    })
 }
