@@ -29,7 +29,7 @@ const kb = (n) => `${Math.round(n / 1000).toLocaleString('en-US')} KB`;
 
 /** The README's figures line. */
 export function figuresLine(f) {
-  return `<!-- figures -->One wasm file, ${kb(f.wasm)} (${kb(f.wasmGzip)} gzipped: what a browser downloads); \`npm pack\`: ${kb(f.tarball)} tarball, ${kb(f.unpacked)} unpacked. `
+  return `<!-- figures -->The full wasm module, ${kb(f.wasm)} (${kb(f.wasmGzip)} gzipped: what a browser downloads); \`npm pack\`: ${kb(f.tarball)} tarball, ${kb(f.unpacked)} unpacked. `
     + `Parsing only, from a compiled parser spec (\`chat-autoparser/parser\`): ${kb(f.parser)} (${kb(f.parserGzip)} gzipped, ${kb(f.parserBrotli)} brotli).<!-- /figures -->`;
 }
 

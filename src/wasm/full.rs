@@ -51,13 +51,13 @@ pub fn analyze_template(source: &str, options: Option<String>) -> Result<JsValue
 /// The analysis plus `verified`: the template's own round trip, per part, so an analysis that looks
 /// complete but does not read back what the template writes says so.
 fn analysis_with_verified(t: &crate::ChatTemplate) -> Result<JsValue, JsValue> {
-    // The analysis' object with `verified` as its last key. Written by the one serializer `compileParser`
-    // writes it with too (serde's `flatten` would instantiate every analysis type's serialization a second time).
-    let analysis = serde_json::to_string(js(t.analysis())?).unwrap_or_default();
-    let verified = serde_json::to_string(&crate::verify_template(t).verified).unwrap_or_default();
-    let body = analysis.strip_suffix('}').unwrap_or("{");
-    let sep = if body.len() > 1 { "," } else { "" };
-    js_sys::JSON::parse(&format!("{body}{sep}\"verified\":{verified}}}"))
+    #[derive(serde::Serialize)]
+    struct WithVerified<'a> {
+        #[serde(flatten)]
+        analysis: &'a crate::analysis::Analysis,
+        verified: crate::session::Verified,
+    }
+    to_js(&WithVerified { analysis: js(t.analysis())?, verified: crate::verify_template(t).verified })
 }
 
 /// A compiled chat template.
@@ -170,20 +170,6 @@ fn stream_parser(template_or_source: &JsValue, t: &crate::ChatTemplate, opts: &R
 pub fn parse_output(template_or_source: JsValue, text: &str, options: Option<String>) -> Result<JsValue, JsValue> {
     let (t, opts, key) = request(&template_or_source, options)?;
     parsing::parse_whole(stream_parser(&template_or_source, &t, &opts, &key)?, text, opts.reasoning_field)
-}
-
-/// Compile the template's parser into a portable spec (JSON text) that `chat-autoparser/parser` parses
-/// with, no template engine needed. `options`: `{extraContext}`, what the generation-prompt renders add.
-#[wasm_bindgen(js_name = compileParser)]
-pub fn compile_parser(template_or_source: JsValue, options: Option<String>) -> Result<String, JsValue> {
-    #[derive(serde::Deserialize, Default)]
-    #[serde(default, deny_unknown_fields, rename_all = "camelCase")]
-    struct Opts {
-        extra_context: serde_json::Map<String, serde_json::Value>,
-    }
-    let t = template_arg(&template_or_source)?;
-    let opts: Opts = from_json_opt(options, "options")?;
-    Ok(js(t.compile_parser(&opts.extra_context))?.to_json())
 }
 
 /// Render assistant messages through the template and parse them back: the template's self-test.

@@ -5,6 +5,9 @@ const RESPONSE_TEMPLATE_OPTIONS = {
   reasoningField: oneOf('thinking', 'reasoning', 'reasoning_content'),
   startAnchor: [(v) => typeof v === 'string', 'a string'],
 };
+// The full package's template objects, as `parsers` in facade.js (a WeakMap: `this` cannot be forged).
+const templates = new WeakMap();
+
 const COMPILE_OPTIONS = {
   extraContext: [isPlainObject, 'an object'],
 };
@@ -146,11 +149,37 @@ function target(v) {
   return templateArg(v);
 }
 
-/** Compile the template's parser into a spec object for `chat-autoparser/parser` (portable JSON). */
+/** The parser spec format this facade writes: `PARSER_SPEC_VERSION` of src/findings/spec.rs (pkg-tests/parser.test.mjs
+ * checks that the spec written here is the native `ChatTemplate::compile_parser`'s, byte for byte). */
+const PARSER_SPEC_VERSION = 1;
+
+/**
+ * Compile the template's parser into a spec object for `chat-autoparser/parser` (portable JSON): what the
+ * native `ChatTemplate::compile_parser` writes, assembled here from the analysis and the generation prompts so
+ * that the full module carries no code of its own for it (issue #28: the full module must not grow).
+ */
 function compileParser(templateOrSource, options) {
   const t = templateArg(templateOrSource);
-  const opts = optionsJson(options, COMPILE_OPTIONS);
-  return JSON.parse(guarded([t.state], () => raw.compileParser(t.arg, opts), t));
+  const request = optionsJson(options, COMPILE_OPTIONS) ?? '{}';
+  // A source string is compiled once here (and freed after), not once per call below.
+  const own = t.state === undefined ? guarded([], () => new raw.ChatTemplate(t.arg, undefined, undefined), t) : undefined;
+  const target = own ?? t.state.raw;
+  try {
+    const { verified, ...analysis } = guarded([t.state], () => target.analysis, t);
+    analysis.diffs = [];
+    const tail = (enableThinking) => {
+      const r = enableThinking === undefined ? request : JSON.stringify({ ...JSON.parse(request), enableThinking });
+      return guarded([t.state], () => raw.generationPrompt(target, r), t);
+    };
+    const generationPrompts = { default: tail(undefined) };
+    for (const [key, on] of [['thinking', true], ['noThinking', false]]) {
+      const other = tail(on);
+      if (other !== generationPrompts.default) generationPrompts[key] = other;
+    }
+    return { specVersion: PARSER_SPEC_VERSION, writtenBy: guarded([], () => raw.version()), format: analysis.handler, generationPrompts, analysis };
+  } finally {
+    if (own !== undefined) guarded([], () => own.free());
+  }
 }
 
 // Region events need the response-template machinery, which only the full package has.
