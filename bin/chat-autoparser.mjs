@@ -4,10 +4,11 @@
 // pkg-tests/cli.test.mjs compares them), plus `verify`, output read from stdin (`-` or no OUTPUT file) and
 // templates given as a tokenizer_config.json. Positions are UTF-8 bytes, as the native CLI prints them.
 import { readFileSync } from 'node:fs';
-import { ChatTemplate, StreamParser, buildGrammar, verifyTemplate, responseTemplate, version } from 'chat-autoparser';
+import { ChatTemplate, StreamParser, buildGrammar, compileParser, verifyTemplate, responseTemplate, version } from 'chat-autoparser';
 
 const USAGE = `usage:
   chat-autoparser analyze FILE.jinja [--json]
+  chat-autoparser compile FILE.jinja [--options OPTIONS.json]
   chat-autoparser grammar FILE.jinja --tools TOOLS.json [--options OPTIONS.json] [--json]
   chat-autoparser parse FILE.jinja OUTPUT.txt [--tools TOOLS.json] [--options OPTIONS.json] [--stream N] [--stream-arguments]
   chat-autoparser render FILE.jinja [CONTEXT.json]
@@ -25,6 +26,10 @@ const HELP = {
   analyze: `usage: chat-autoparser analyze FILE.jinja [--json]
   How the template's model writes reasoning, content and tool calls: modes, markers and every diff split.
   --json   the whole analysis as JSON`,
+  compile: `usage: chat-autoparser compile FILE.jinja [--options OPTIONS.json]
+  The template's parser as a portable parser spec (JSON, on stdout), for chat-autoparser/parser:
+  parse its model output in a browser without the template engine (ship the spec, not the template).
+  --options O.json   {"extraContext": {...}}: template variables for the generation-prompt renders`,
   grammar: `usage: chat-autoparser grammar FILE.jinja --tools TOOLS.json [--options OPTIONS.json] [--json]
   The GBNF grammar, lazy triggers and preserved tokens for constrained tool calling.
   --tools T.json     an array of tools, or {"tools": [...]}
@@ -240,6 +245,11 @@ function run(args, out, err, write) {
     const { finishReason: _, ...message } = parser.message;   // the native message has no finishReason
     out(JSON.stringify(message, null, 2));
     if (failure) throw new CliError(failure.message);
+    return 0;
+  }
+  if (command === 'compile' && positional.length >= 2) {
+    const options = value(args, '--options') !== undefined ? readJson(value(args, '--options')) : undefined;
+    out(JSON.stringify(compileParser(template(positional[1]), options)));
     return 0;
   }
   if (command === 'render' && positional.length >= 2) {

@@ -46,7 +46,7 @@ async function inParallel(jobs, width = Math.max(2, availableParallelism())) {
 
 const TEMPLATES = ['Qwen3.5-4B.jinja', 'openai-gpt-oss-120b.jinja', 'Qwen3-Coder.jinja', 'mistralai-Mistral-Nemo-Instruct-2407.jinja'];
 
-test('npx chat-autoparser prints what the native CLI prints (analyze, grammar, parse, render, response-template, help, errors)', async () => {
+test('npx chat-autoparser prints what the native CLI prints (analyze, compile, grammar, parse, render, response-template, help, errors)', async () => {
   assert.ok(existsSync(NATIVE), `${NATIVE} is missing: cargo test (or cargo build --bin chat-autoparser) builds it`);
   mkdirSync(dir, { recursive: true });
   const cases = loadJsonl('cases.jsonl');
@@ -68,7 +68,7 @@ test('npx chat-autoparser prints what the native CLI prints (analyze, grammar, p
     const t = tmpl(name);
     const io = ['--tools', `${base}.tools.json`, '--options', `${base}.options.json`];
     runs.push(['analyze', t], ['grammar', t, '--tools', `${base}.tools.json`], ['parse', t, `${base}.out.txt`, ...io, '--stream', '5'],
-      ['render', t, `${base}.ctx.json`], ['response-template', t]);
+      ['render', t, `${base}.ctx.json`], ['response-template', t], ['compile', t]);
     if (name === TEMPLATES[0]) {
       runs.push(['analyze', t, '--json'], ['grammar', t, '--tools', `${base}.tools.json`, '--json'], ['parse', t, `${base}.out.txt`, ...io],
         ['parse', t, `${base}.out.txt`, ...io, '--stream', '3', '--stream-arguments'], ['render', t], ['response-template', t, '--json']);

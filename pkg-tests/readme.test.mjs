@@ -37,7 +37,8 @@ test('README: the package figures are the built package\'s (node scripts/figures
   assert.ok(line, 'README has the figures line');
   const f = measure();
   const stated = [...line.matchAll(/([\d,]+) KB/g)].map((m) => Number(m[1].replaceAll(',', '')));
-  const now = [f.wasm, f.wasmGzip, f.tarball, f.unpacked].map((n) => n / 1000);
+  const now = [f.wasm, f.wasmGzip, f.tarball, f.unpacked, f.parser, f.parserGzip, f.parserBrotli].map((n) => n / 1000);
+  assert.equal(stated.length, now.length, line);
   // Within 1 KB (rounding; the README's own size moves the tarball figures by a few bytes).
   stated.forEach((kb, i) => assert.ok(Math.abs(kb - now[i]) <= 1.5, `README says ${line}\nbuilt: ${figuresLine(f)}`));
 });

@@ -31,27 +31,40 @@ TOOLCHAIN=1.95.0
 rustup run "$TOOLCHAIN" rustc --version >/dev/null 2>&1 || TOOLCHAIN="$(rustup show active-toolchain 2>/dev/null | awk '{print $1}')"
 out=target/wasm-std
 glue=target/wasm-glue
-wasm_file="$out/wasm32-unknown-unknown/release/chat_autoparser.wasm"
-if [ "${WASM_PREBUILT_STD:-}" != 1 ] && [ -d "$(rustup run "$TOOLCHAIN" rustc --print sysroot)/lib/rustlib/src/rust/library/std" ] && \
-   RUSTC_BOOTSTRAP=1 \
-   RUSTFLAGS="-C link-arg=--export=__stack_pointer -Z unstable-options -C panic=immediate-abort -Z location-detail=none" \
-   cargo "+$TOOLCHAIN" build --quiet --lib --release --target wasm32-unknown-unknown \
-    -Z build-std=std,panic_abort -Z build-std-features=optimize_for_size --target-dir "$out" \
-    --config 'profile.release.package.core.opt-level=2' --config 'profile.release.package.alloc.opt-level=2' \
-    --config 'profile.release.package.std.opt-level=2'; then
-  :
-else
-  echo "warning: std could not be built from source with toolchain $TOOLCHAIN (rust-src missing?): building against the prebuilt std (larger wasm)" >&2
-  cargo build --quiet --lib --release --target wasm32-unknown-unknown
-  wasm_file=target/wasm32-unknown-unknown/release/chat_autoparser.wasm
-fi
+# build_wasm CARGO_FEATURE_ARGS OUT_NAME: one wasm into $glue (bindgen glue + wasm-opt'd module named OUT_NAME).
+# The full package is the default features; the parse-only one (`chat-autoparser/parser`, issue #28) is the
+# same crate without them. Both go through the same target dir, one after the other (the crate is rebuilt,
+# std and the dependencies are not).
+build_wasm() {
+  local features="$1" name="$2"
+  local wasm_file="$out/wasm32-unknown-unknown/release/chat_autoparser.wasm"
+  # shellcheck disable=SC2086
+  if [ "${WASM_PREBUILT_STD:-}" != 1 ] && [ -d "$(rustup run "$TOOLCHAIN" rustc --print sysroot)/lib/rustlib/src/rust/library/std" ] && \
+     RUSTC_BOOTSTRAP=1 \
+     RUSTFLAGS="-C link-arg=--export=__stack_pointer -Z unstable-options -C panic=immediate-abort -Z location-detail=none" \
+     cargo "+$TOOLCHAIN" build --quiet --lib --release --target wasm32-unknown-unknown $features \
+      -Z build-std=std,panic_abort -Z build-std-features=optimize_for_size --target-dir "$out" \
+      --config 'profile.release.package.core.opt-level=2' --config 'profile.release.package.alloc.opt-level=2' \
+      --config 'profile.release.package.std.opt-level=2'; then
+    :
+  else
+    echo "warning: std could not be built from source with toolchain $TOOLCHAIN (rust-src missing?): building against the prebuilt std (larger wasm)" >&2
+    # shellcheck disable=SC2086
+    cargo build --quiet --lib --release --target wasm32-unknown-unknown $features
+    wasm_file=target/wasm32-unknown-unknown/release/chat_autoparser.wasm
+  fi
+  wasm-bindgen --target web --out-dir "$glue" --out-name "$name" "$wasm_file"
+  wasm-opt "$glue/${name}_bg.wasm" -o "$glue/${name}_bg.wasm" -Oz
+}
 rm -rf "$glue"
-wasm-bindgen --target web --out-dir "$glue" --out-name chat_autoparser "$wasm_file"
-wasm-opt "$glue/chat_autoparser_bg.wasm" -o "$glue/chat_autoparser_bg.wasm" -Oz
-rm -rf pkg/node pkg/web
+build_wasm "" chat_autoparser
+build_wasm "--no-default-features --features parser" chat_autoparser_parser
+rm -rf pkg/node pkg/web pkg/parser
 node scripts/bundle-js.mjs "$glue"
 # One hand-written declaration file for every entry (.d.mts: the Node ESM entry's own, for NodeNext).
 for d in pkg/node/chat_autoparser.d.ts pkg/node/index.d.mts pkg/web/chat_autoparser.d.ts; do cp src/wasm/chat_autoparser.d.ts "$d"; done
+for d in pkg/parser/web/chat_autoparser_parser.d.ts pkg/parser/node/chat_autoparser_parser.d.ts pkg/parser/node/index.d.mts; do cp src/wasm/chat_autoparser_parser.d.ts "$d"; done
 rm -rf www/pkg && mkdir -p www/pkg && cp pkg/web/chat_autoparser.js pkg/web/chat_autoparser_bg.wasm www/pkg/
 node scripts/playground-templates.mjs   # www/templates/: the picker's list
 printf 'built: pkg/node, pkg/web, www/pkg (%s bytes wasm, %s gzip -9)\n' "$(wc -c < pkg/web/chat_autoparser_bg.wasm)" "$(gzip -9 -c pkg/web/chat_autoparser_bg.wasm | wc -c)"
+printf 'built: pkg/parser (%s bytes wasm, %s gzip -9)\n' "$(wc -c < pkg/parser/web/chat_autoparser_parser_bg.wasm)" "$(gzip -9 -c pkg/parser/web/chat_autoparser_parser_bg.wasm | wc -c)"

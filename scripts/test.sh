@@ -18,6 +18,14 @@ fi
 cargo test --doc >>"$log" 2>&1 || { echo "doc tests failed"; tail -40 "$log"; exit 1; }
 # The core must not depend on wasm crates when built natively.
 if cargo tree -e normal 2>/dev/null | grep -q wasm-bindgen; then echo "wasm-bindgen leaked into the native build"; exit 1; fi
+# The parse-only runtime (chat-autoparser/parser, issue #28) builds without the template engine, the analysis,
+# grammars and response templates: natively and for wasm, with nothing but serde and serde_json.
+echo; echo "== parse-only build (--no-default-features --features parser)"
+cargo check --quiet --lib --no-default-features --features parser
+cargo check --quiet --lib --no-default-features --features parser --target wasm32-unknown-unknown
+if cargo tree -e normal --no-default-features --features parser 2>/dev/null | grep -Eq 'minijinja|regex'; then
+  echo "the template engine or the regex engine leaked into the parse-only build"; exit 1
+fi
 echo; echo "== jinja_diff: generated templates rendered by us and by Python Jinja2 (transformers' environment)"
 # CI-sized: a fixed seed, at most 100 s; long runs by hand (BENCHMARKS.md "Differential template fuzzing").
 cargo run --quiet --example jinja_diff -- 3000 "${JINJA_DIFF_SEED:-27}" --budget-secs 100

@@ -26,6 +26,8 @@ pub enum ErrorKind {
     Grammar,
     /// A JSON schema is invalid or unsupported.
     Schema,
+    /// A parser spec (`compileParser`) of a spec format version this build does not read.
+    SpecVersion,
 }
 
 impl ErrorKind {
@@ -40,6 +42,7 @@ impl ErrorKind {
             ErrorKind::Parse => "Parse",
             ErrorKind::Grammar => "Grammar",
             ErrorKind::Schema => "Schema",
+            ErrorKind::SpecVersion => "SpecVersion",
         }
     }
 
@@ -54,6 +57,7 @@ impl ErrorKind {
             ErrorKind::Parse => "output parse error",
             ErrorKind::Grammar => "grammar error",
             ErrorKind::Schema => "schema error",
+            ErrorKind::SpecVersion => "parser spec of another version",
         }
     }
 }

@@ -14,29 +14,55 @@
 //! - [`build_grammar`] → [`gbnf::Grammar`]: GBNF, lazy triggers and preserved tokens for tool
 //!   calls or a response schema; [`gbnf::check_grammar`] checks a text against any GBNF grammar.
 //!
+//! - [`ParserSpec`] / [`CompiledParser`]: a template's parser compiled once
+//!   ([`ChatTemplate::compile_parser`]) and parsed from without the template.
+//!
 //! Stages, each folder importing only the ones before it (see ARCHITECTURE.md):
-//! `template` → `analysis` → `parse` / `gbnf` → `formats` → `session` → `wasm` / CLI.
+//! `findings` → `template` → `analysis` → `parse` / `gbnf` → `formats` → `session` → `wasm` / CLI.
+//!
+//! # Features
+//! `full` (default): everything. Without it (`--no-default-features --features parser`) the crate is
+//! the parse-only runtime: [`CompiledParser`], [`StreamParser`], [`parse_output`] and the wire types, with
+//! no template engine, analysis, grammars or response templates (the wasm of `chat-autoparser/parser`).
 
+#[cfg(feature = "full")]
 pub mod analysis;
 pub mod api;
 mod error;
+mod findings;
 mod formats;
 mod mru;
+#[cfg(feature = "full")]
 pub mod gbnf;
 mod parse;
+#[cfg(feature = "full")]
 pub mod response_template;
 pub mod rules;
 mod session;
+#[cfg(feature = "full")]
 mod template;
 mod text;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;
 
+/// The analysis' types without the analysis: what a parse-only build (no `full` feature) has of it.
+#[cfg(not(feature = "full"))]
+pub mod analysis {
+    pub use crate::findings::*;
+}
+
 pub use error::{Error, ErrorKind, Result};
+pub use findings::spec::GenerationPrompts;
+pub use findings::{ParserSpec, PARSER_SPEC_VERSION};
+#[cfg(feature = "full")]
 pub use formats::build_grammar;
-pub use session::{generation_prompt, parse_output, request_prompt, verify_template, ChatTemplate, PartStatus, StreamParser, Verified, VerifyReport, VerifyResult};
-pub use template::{render_template, Caps, RenderOptions, Template, MAX_EXPRESSION_DEPTH};
+pub use session::{parse_output, CompiledParser, StreamParser};
+#[cfg(feature = "full")]
+pub use session::{generation_prompt, request_prompt, verify_template, ChatTemplate, PartStatus, Verified, VerifyReport, VerifyResult};
+#[cfg(feature = "full")]
+pub use template::{render_template, RenderOptions, Template, MAX_EXPRESSION_DEPTH};
+pub use findings::Caps;
 
 /// Crate version.
 pub fn version() -> &'static str {
@@ -46,6 +72,7 @@ pub fn version() -> &'static str {
 /// Internals that the crate's own integration tests, benchmarks and fuzz targets drive directly.
 /// Not part of the API: no stability promise.
 #[doc(hidden)]
+#[cfg(feature = "full")]
 pub mod testing {
     pub use crate::formats::{parser_prefill, FunctionaryParser, HarmonyParser};
     pub use crate::parse::generic::{GenericConfig, GenericParser};

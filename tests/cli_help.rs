@@ -14,7 +14,7 @@ fn help_flags_and_command_print_usage_and_succeed() {
         let (ok, out, err) = cli(args);
         assert!(ok, "{args:?} failed: {err}");
         assert!(out.starts_with("usage:"), "{args:?} printed {out:?}");
-        for cmd in ["analyze", "grammar", "parse", "render", "version"] {
+        for cmd in ["analyze", "compile", "grammar", "parse", "render", "version"] {
             assert!(out.contains(&format!("chat-autoparser {cmd}")), "{args:?} does not list {cmd}: {out}");
         }
         assert!(err.is_empty(), "{args:?} wrote to stderr: {err}");
@@ -23,7 +23,7 @@ fn help_flags_and_command_print_usage_and_succeed() {
 
 #[test]
 fn help_per_subcommand() {
-    for cmd in ["analyze", "grammar", "parse", "render", "version"] {
+    for cmd in ["analyze", "compile", "grammar", "parse", "render", "version"] {
         for args in [vec![cmd, "--help"], vec![cmd, "-h"], vec!["help", cmd], vec![cmd, "FILE.jinja", "--help"]] {
             let (ok, out, err) = cli(&args);
             assert!(ok, "{args:?} failed: {err}");

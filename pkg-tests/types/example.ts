@@ -6,8 +6,9 @@ import nodeInit, {
   type RegionEvent,
   type HfResponseTemplate, type ResponseTemplateLoss,
   type Analysis, type Message, type Delta, type Grammar, type CheckResult, type VerifyReport, type RequestOptions,
-  ChatAutoparserError, type ErrorKind, type Caps, type Diagnostic,
+  ChatAutoparserError, type ErrorKind, type Caps, type Diagnostic, compileParser, type ParserSpec,
 } from 'chat-autoparser';
+import parserInit, * as parseOnly from 'chat-autoparser/parser';
 
 async function main(source: string): Promise<void> {
   await init();
@@ -67,4 +68,20 @@ export function withDiagnostics(t: ChatTemplate): number {
   const r = parseOutput(t, 'x', { diagnostics: true });
   const plain: Message = parseOutput(t, 'x', { diagnostics: false });
   return r.diagnostics.length + r.message.role.length + plain.role.length;
+}
+
+/** The parse-only module (issue #28): a spec from the full package, parsed without the template. */
+export async function parseOnlyExample(source: string): Promise<number> {
+  await parserInit();
+  const spec: ParserSpec = compileParser(source, { extraContext: { thinking: true } });
+  const v: 1 = spec.specVersion;
+  const m: Message = parseOnly.parseOutput(spec, 'x', { enableThinking: true });
+  const r: parseOnly.ParseResult = parseOnly.parseOutput(JSON.stringify(spec), 'x', { diagnostics: true });
+  const p = new parseOnly.StreamParser(spec, { tools: [] });
+  const d: parseOnly.Delta[] = [...p.push('x'), ...p.finish()];
+  const reason: parseOnly.FinishReason | null = p.finishReason;
+  const prompt: string = parseOnly.generationPrompt(spec, { enableThinking: false });
+  try { parseOnly.parseOutput({ ...spec }, 'x'); } catch (e) { if (e instanceof parseOnly.ChatAutoparserError && e.kind === 'SpecVersion') return 0; }
+  p.free();
+  return v + m.role.length + r.diagnostics.length + d.length + (reason ?? '').length + prompt.length + parseOnly.version().length;
 }

@@ -9,7 +9,7 @@
 
 use super::diff::{common_prefix_len, common_suffix_len, trim_ws};
 use super::probe::*;
-use super::types::{AddressedMessages, ReasoningAnalysis, ReasoningMode, ToolsAnalysis};
+use crate::findings::{is_recipient_char, AddressedMessages, ReasoningAnalysis, ReasoningMode, ToolsAnalysis};
 use serde_json::Value;
 
 /// The message structure, when the template writes one, and the one-call reply's body (what follows
@@ -125,11 +125,6 @@ fn json_body(body: &str) -> Option<String> {
 
 fn head_until<'a>(s: &'a str, needle: &str) -> Option<&'a str> {
     s.find(needle).map(|p| &s[..p])
-}
-
-/// Characters of a recipient word (`user`, `self`, `functions.get_weather`, `muse.bash`).
-pub fn is_recipient_char(c: char) -> bool {
-    c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ':')
 }
 
 /// The tool analysis saw the call's name twice, in the header and in the body: the body's own name

@@ -9,7 +9,7 @@
 
 use super::diff::{common_prefix_len, common_suffix_len, segmentize_markers, trim_ws, SegmentKind};
 use super::probe::*;
-use super::types::{ToolFormat, ToolsAnalysis};
+use crate::findings::{ToolFormat, ToolsAnalysis};
 use serde_json::Value;
 
 pub fn refine(pr: &mut Prober, t: &mut ToolsAnalysis) {

@@ -7,7 +7,7 @@
 use super::diff::{calculate_diff_split, segmentize_markers, trim_ws, SegmentKind};
 use super::pattern::{get, lit, opt, seq, tag, P};
 use super::probe::*;
-use super::types::{Analysis, ContentAnalysis, ContentMode, ReasoningAnalysis, ReasoningMode};
+use crate::findings::{Analysis, ContentAnalysis, ContentMode, ReasoningAnalysis, ReasoningMode};
 use serde_json::json;
 
 pub fn analyze(pr: &mut Prober, reasoning: &ReasoningAnalysis) -> ContentAnalysis {

@@ -1,7 +1,7 @@
 //! Dedicated handlers, chosen from features of the template source (never from names) for the
 //! three formats the general analysis cannot express.
 
-use super::types::Handler;
+use crate::findings::Handler;
 
 /// Which code path parses this template's output.
 pub fn detect_handler(src: &str) -> Handler {

@@ -14,7 +14,7 @@
 use super::diff::{segmentize_markers, trim_leading_ws, trim_ws, SegmentKind};
 use super::pattern::{get, seq, tag, P};
 use super::probe::*;
-use super::types::{ArgumentsAnalysis, FunctionAnalysis, ToolFormat, ToolsAnalysis};
+use crate::findings::{ArgumentsAnalysis, FunctionAnalysis, ToolFormat, ToolsAnalysis};
 use serde_json::{json, Value};
 
 /// Probe number: renders bare in literal formats.

@@ -27,18 +27,16 @@ mod source_tokens;
 mod tool_markers;
 mod tool_turns;
 mod tools;
-mod types;
+
 mod unrendered_reasoning;
 mod workarounds;
 
 use diff::trim_ws;
 pub use diff::{after_common_suffix, calculate_diff_split, common_prefix_len, common_suffix_len, segmentize_markers, until_common_prefix, DiffSplit, Segment, SegmentKind};
-pub use addressed::is_recipient_char;
 pub use detect::detect_handler;
 pub use fallback::{fallback_formats, fallback_grammar_applies, CallBody, FallbackFormat, FallbackMarker};
-pub use types::*;
+pub use crate::findings::*;
 
-use crate::template::Caps;
 use crate::template::Template;
 
 /// Analyze a template, with capabilities from the template's own probe ([`ChatTemplate::caps`]).

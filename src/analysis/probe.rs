@@ -5,7 +5,7 @@
 //! render is unambiguous. They match llama.cpp's, so our splits can be checked against its record.
 
 use super::diff::{calculate_diff_split, DiffSplit};
-use super::types::DiffRecord;
+use crate::findings::DiffRecord;
 use crate::template::Template;
 use serde_json::{json, Map, Value};
 

@@ -9,7 +9,7 @@
 use super::diff::{prune_whitespace_segments, segmentize_markers, trim_ws, SegmentKind};
 use super::pattern::{get, last_marker_to_end, lit, opt, seq, star_not, tag, P};
 use super::probe::*;
-use super::types::{ReasoningAnalysis, ReasoningMode};
+use crate::findings::{ReasoningAnalysis, ReasoningMode};
 use serde_json::{json, Value};
 
 /// `<marker> THINKING <marker>` (both tags) — the stricter reading, tried first.

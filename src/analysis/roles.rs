@@ -2,7 +2,7 @@
 
 use super::diff::{segmentize_markers, trim_ws, SegmentKind};
 use super::probe::*;
-use super::types::{ContentAnalysis, ReasoningAnalysis};
+use crate::findings::{ContentAnalysis, ReasoningAnalysis};
 
 /// A user turn vs the same plus an assistant reply: what precedes the reply text, minus any
 /// reasoning or content markers the template inserts there (unless that would leave nothing: a

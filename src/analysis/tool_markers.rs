@@ -4,7 +4,7 @@
 use super::diff::{trim_leading_ws, trim_ws, until_common_prefix};
 use super::pattern::{choice, get, last_marker_to_end, lit, not, seq, star, star_not, tag, until, until_one_of, P};
 use super::probe::*;
-use super::types::{CallIdPosition, ToolFormat, ToolsAnalysis};
+use crate::findings::{CallIdPosition, ToolFormat, ToolsAnalysis};
 use serde_json::json;
 
 fn params_with_call(call: serde_json::Value) -> Params {

@@ -5,7 +5,7 @@
 use super::diff::{trim_leading_ws, trim_ws};
 use super::pattern::{choice, get, lit, not, seq, tag, until, until_one_of, P};
 use super::probe::*;
-use super::types::{ReasoningAnalysis, ToolFormat, ToolsAnalysis};
+use crate::findings::{ReasoningAnalysis, ToolFormat, ToolsAnalysis};
 use serde_json::Value;
 
 /// Run tools.1–7. Only called when the template supports tool calls.

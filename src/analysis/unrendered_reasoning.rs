@@ -22,7 +22,7 @@
 
 use super::diff::{common_prefix_len, trim_ws};
 use super::probe::*;
-use super::types::{Analysis, ContentMode, ReasoningMode};
+use crate::findings::{Analysis, ContentMode, ReasoningMode};
 
 /// Names under which templates read the thinking switch, besides `enable_thinking`.
 const THINKING_SWITCHES: &[&str] = &["thinking"];

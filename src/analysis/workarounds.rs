@@ -4,7 +4,7 @@
 //! differential analysis cannot see the truth, and is recorded by name in `Analysis.workarounds`
 //! when applied. Keep this list short: a new entry is a last resort after improving the analysis.
 
-use super::types::{Analysis, ReasoningMode};
+use crate::findings::{Analysis, ReasoningMode};
 
 struct Workaround {
     name: &'static str,

@@ -38,6 +38,7 @@ macro_rules! print {
 
 const USAGE: &str = "usage:
   chat-autoparser analyze FILE.jinja [--json]
+  chat-autoparser compile FILE.jinja [--options OPTIONS.json]
   chat-autoparser grammar FILE.jinja --tools TOOLS.json [--options OPTIONS.json] [--json]
   chat-autoparser parse FILE.jinja OUTPUT.txt [--tools TOOLS.json] [--options OPTIONS.json] [--stream N] [--stream-arguments]
   chat-autoparser render FILE.jinja [CONTEXT.json]
@@ -51,6 +52,10 @@ fn command_help(cmd: &str) -> Option<&'static str> {
         "analyze" => "usage: chat-autoparser analyze FILE.jinja [--json]
   How the template's model writes reasoning, content and tool calls: modes, markers and every diff split.
   --json   the whole analysis as JSON",
+        "compile" => "usage: chat-autoparser compile FILE.jinja [--options OPTIONS.json]
+  The template's parser as a portable parser spec (JSON, on stdout), for chat-autoparser/parser:
+  parse its model output in a browser without the template engine (ship the spec, not the template).
+  --options O.json   {\"extraContext\": {...}}: template variables for the generation-prompt renders",
         "grammar" => "usage: chat-autoparser grammar FILE.jinja --tools TOOLS.json [--options OPTIONS.json] [--json]
   The GBNF grammar, lazy triggers and preserved tokens for constrained tool calling.
   --tools T.json     an array of tools, or {\"tools\": [...]}
@@ -216,6 +221,20 @@ fn run(args: &[String]) -> Result<(), String> {
             }
             println!("{}", serde_json::to_string_pretty(parser.message()).map_err(|e| e.to_string())?);
             finished.map(|_| ()).map_err(|e| e.to_string())
+        }
+        Some("compile") if positional.len() >= 2 => {
+            #[derive(serde::Deserialize, Default)]
+            #[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+            struct CompileOptions {
+                extra_context: serde_json::Map<String, serde_json::Value>,
+            }
+            let t = template(positional[1])?;
+            let opts: CompileOptions = match value(args, "--options") {
+                Some(p) => serde_json::from_str(&read(p)?).map_err(|e| format!("{p}: {e}"))?,
+                None => CompileOptions::default(),
+            };
+            println!("{}", t.compile_parser(&opts.extra_context).map_err(|e| e.to_string())?.to_json());
+            Ok(())
         }
         Some("render") if positional.len() >= 2 => {
             let t = template(positional[1])?;

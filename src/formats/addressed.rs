@@ -13,9 +13,12 @@
 //! A message end token inside an argument value (`<param>literal <|eot|></param>`) is text: a call
 //! body ends only outside its values.
 
-use super::{auto_grammar, prefilled, Format};
-use crate::analysis::{AddressedMessages, Analysis, ContentAnalysis, Handler, ReasoningAnalysis};
+use super::{prefilled, Format};
+#[cfg(feature = "full")]
+use super::auto_grammar;
+use crate::findings::{AddressedMessages, Analysis, ContentAnalysis, Handler, ReasoningAnalysis};
 use crate::api::{Delta, RequestOptions};
+#[cfg(feature = "full")]
 use crate::gbnf::{regex_escape, Expr, Shape, Tool, ToolGrammar, Trigger};
 use crate::parse::auto::AutoParser;
 use crate::parse::config::tool_name;
@@ -157,7 +160,7 @@ impl AddressedParser {
         let recipient = if words.is_empty() {
             None
         } else {
-            match words.strip_prefix(prefix).map(str::trim).filter(|r| !r.is_empty() && r.chars().all(crate::analysis::is_recipient_char)) {
+            match words.strip_prefix(prefix).map(str::trim).filter(|r| !r.is_empty() && r.chars().all(crate::findings::is_recipient_char)) {
                 Some(r) => Some(r.to_string()),
                 None => {
                     self.release_header(raw, at, written, "a message header that names no recipient", out);
@@ -534,11 +537,13 @@ impl Format for Addressed {
         gp
     }
 
+    #[cfg(feature = "full")]
     /// Reasoning is a message of its own, not a block.
     fn reasoning_markers(&self, _a: &Analysis) -> Option<(String, String)> {
         None
     }
 
+    #[cfg(feature = "full")]
     fn reasoning_block(&self, g: &mut ToolGrammar, a: &Analysis, _thinking: bool) -> Expr {
         let m = Self::messages(a);
         let Some(r) = m.reasoning_recipient.as_deref().filter(|_| !m.between.is_empty()) else { return Expr::Empty };
@@ -548,6 +553,7 @@ impl Format for Addressed {
         Expr::opt(g.b.add("reasoning", block))
     }
 
+    #[cfg(feature = "full")]
     fn response(&self, g: &mut ToolGrammar, a: &Analysis, value: Expr, thinking: bool) -> Expr {
         let m = Self::messages(a);
         let sp = g.b.space();
@@ -555,6 +561,7 @@ impl Format for Addressed {
         Expr::seq([reasoning, Expr::lit(Self::header(&m, &m.content_recipient)), sp.clone(), value, sp])
     }
 
+    #[cfg(feature = "full")]
     /// `HEADER(name) body` per tool, the body in the analysis' tool format; messages joined by the
     /// end token and the next message's start.
     fn tool_calls(&self, g: &mut ToolGrammar, a: &Analysis, tools: &[Tool]) -> Result<Option<Shape>> {
@@ -585,6 +592,7 @@ impl Format for Addressed {
         Ok(Some(Shape { calls, triggers, content_stop: None, preserved: self.preserved_tokens(a) }))
     }
 
+    #[cfg(feature = "full")]
     fn preserved_tokens(&self, a: &Analysis) -> Vec<String> {
         a.preserved_tokens.iter().flat_map(|m| crate::gbnf::token_units(m)).collect()
     }

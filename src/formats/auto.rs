@@ -1,14 +1,22 @@
 //! The differential (auto) format: everything about it comes from the template's [`Analysis`].
 //! Its parser is the analysis-driven machine (`parse::auto`), its grammar [`super::auto_grammar`].
 
-use super::{auto_grammar, prefilled, Format};
-use crate::analysis::{fallback_formats, fallback_grammar_applies, Analysis, ReasoningMode, ToolFormat};
+use super::{prefilled, Format};
+#[cfg(feature = "full")]
+use super::auto_grammar;
+#[cfg(feature = "full")]
+use crate::analysis::fallback_grammar_applies;
+use crate::findings::Analysis;
+#[cfg(feature = "full")]
+use crate::findings::{fallback_formats, ReasoningMode, ToolFormat};
 use crate::api::{Delta, RequestOptions};
+#[cfg(feature = "full")]
 use crate::gbnf::{token_units, Expr, Shape, Tool, ToolGrammar};
 use crate::parse::auto::AutoParser;
 use crate::parse::marker::Marker;
 use crate::text::is_space;
 use crate::parse::OutputParser;
+#[cfg(feature = "full")]
 use crate::Result;
 
 /// The format the analysis describes.
@@ -37,16 +45,19 @@ impl Format for Auto {
         gp
     }
 
+    #[cfg(feature = "full")]
     fn reasoning_markers(&self, a: &Analysis) -> Option<(String, String)> {
         let reasons = a.reasoning.mode != ReasoningMode::None && !a.reasoning.end.trim().is_empty();
         reasons.then(|| (a.reasoning.start.clone(), a.reasoning.end.clone()))
     }
 
+    #[cfg(feature = "full")]
     /// Only when thinking is on: the template then opens or allows the block.
     fn reasoning_block(&self, g: &mut ToolGrammar, a: &Analysis, thinking: bool) -> Expr {
         g.reasoning_block(self.reasoning_markers(a).filter(|_| thinking))
     }
 
+    #[cfg(feature = "full")]
     /// Without a tool format, the fallback's grammar format ([`fallback_grammar`]).
     fn tool_calls(&self, g: &mut ToolGrammar, a: &Analysis, tools: &[Tool]) -> Result<Option<Shape>> {
         if a.tools.format.mode == ToolFormat::None {
@@ -56,6 +67,7 @@ impl Format for Auto {
         auto_grammar::shape(g, a, tools).map(Some)
     }
 
+    #[cfg(feature = "full")]
     /// The analysis' markers, as the special tokens they are made of (with the fallback's grammar
     /// format's, when that is the format).
     fn preserved_tokens(&self, a: &Analysis) -> Vec<String> {
@@ -70,6 +82,7 @@ impl Format for Auto {
     }
 }
 
+#[cfg(feature = "full")]
 /// The format a grammar constrains calls to when the template has no tool format: the fallback's
 /// first (see `analysis::fallback_formats`) — the markers the template source names, else the first
 /// convention — where `analysis::fallback_grammar_applies`.

@@ -1,7 +1,7 @@
 //! The auto format's tool-call grammar, read off the analysis: JSON-native calls, tagged calls with
 //! JSON or tagged arguments, literal (pythonic) arguments, call ids, sections and parallel calls.
 
-use crate::analysis::{Analysis, CallIdPosition, ToolFormat};
+use crate::findings::{Analysis, CallIdPosition, ToolFormat};
 use crate::gbnf::{join_optional, json_str, leading_token, literal_value, regex_escape, Expr, SchemaConverter, Shape, Tool, ToolGrammar, Trigger, TriggerKind};
 use crate::{Error, ErrorKind, Result};
 use serde_json::Value;

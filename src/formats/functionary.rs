@@ -8,8 +8,9 @@
 
 use super::call_args::{CallArgs, CallHead, CallSink, Over};
 use super::{prefilled, Format};
-use crate::analysis::Analysis;
+use crate::findings::Analysis;
 use crate::api::{Delta, ReasoningFormat, RequestOptions};
+#[cfg(feature = "full")]
 use crate::gbnf::{Expr, Shape, Tool, ToolGrammar, Trigger};
 use crate::parse::drive::{head, machine_parts, Input, Machine, MarkerMachine};
 use crate::parse::emit::{release_after_ws, Diagnostics, Emitter};
@@ -281,10 +282,12 @@ impl Format for Functionary {
         continuation_prefill(generation_prompt, content)
     }
 
+    #[cfg(feature = "full")]
     fn reasoning_markers(&self, _a: &Analysis) -> Option<(String, String)> {
         None
     }
 
+    #[cfg(feature = "full")]
     /// The prompt ends with `>>>`; the model writes `NAME\n{…}`, further calls `>>>NAME\n{…}`, and
     /// `all\n…` for plain content.
     fn tool_calls(&self, g: &mut ToolGrammar, a: &Analysis, tools: &[Tool]) -> Result<Option<Shape>> {
@@ -303,6 +306,7 @@ impl Format for Functionary {
         Ok(Some(Shape { calls, triggers: vec![Trigger::pattern(">>>(?!all)")], content_stop: None, preserved: self.preserved_tokens(a) }))
     }
 
+    #[cfg(feature = "full")]
     fn preserved_tokens(&self, _a: &Analysis) -> Vec<String> {
         vec![format!("{RECIPIENT}{ALL}")]
     }

@@ -14,8 +14,9 @@
 
 use super::call_args::CallSink;
 use super::{prefilled, Format};
-use crate::analysis::Analysis;
+use crate::findings::Analysis;
 use crate::api::{Delta, ReasoningFormat, RequestOptions};
+#[cfg(feature = "full")]
 use crate::gbnf::{Expr, Shape, Tool, ToolGrammar, Trigger};
 use crate::parse::drive::{head, machine_parts, next_marker, tail, Input, Machine, MarkerMachine};
 use crate::parse::emit::{release_after_ws, Diagnostics, Emitter};
@@ -127,6 +128,7 @@ impl HarmonyParser {
         }
     }
 
+    #[cfg(feature = "full")]
     /// Stream tool-call bodies as written (the request's `streamArguments`).
     pub fn stream_arguments(mut self, on: bool) -> Self {
         self.stream_arguments = on;
@@ -525,6 +527,7 @@ pub fn continuation_prefill(generation_prompt: &str, reasoning: &str, content: O
 /// The GPT-OSS harmony format.
 pub struct Harmony;
 
+#[cfg(feature = "full")]
 impl Harmony {
     fn constrain(g: &mut ToolGrammar) -> Expr {
         let sp = g.b.space();
@@ -542,17 +545,20 @@ impl Format for Harmony {
         continuation_prefill(generation_prompt, reasoning, content)
     }
 
+    #[cfg(feature = "full")]
     /// The analysis channel is a message of its own, not a block.
     fn reasoning_markers(&self, _a: &Analysis) -> Option<(String, String)> {
         None
     }
 
+    #[cfg(feature = "full")]
     fn reasoning_block(&self, g: &mut ToolGrammar, _a: &Analysis, _thinking: bool) -> Expr {
         let body = g.b.until(END);
         let block = Expr::seq([Expr::lit("<|channel|>analysis<|message|>"), body, Expr::lit("<|end|><|start|>assistant")]);
         Expr::opt(g.b.add("reasoning", block))
     }
 
+    #[cfg(feature = "full")]
     /// The answer is the `final` channel's message, optionally constrained (`<|constrain|>json`).
     fn response(&self, g: &mut ToolGrammar, a: &Analysis, value: Expr, thinking: bool) -> Expr {
         let sp = g.b.space();
@@ -561,6 +567,7 @@ impl Format for Harmony {
         Expr::seq([reasoning, Expr::lit("<|channel|>final"), constrain, Expr::lit("<|message|>"), sp.clone(), value, sp])
     }
 
+    #[cfg(feature = "full")]
     /// `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>` (the recipient
     /// may also come before the channel).
     fn tool_calls(&self, g: &mut ToolGrammar, a: &Analysis, tools: &[Tool]) -> Result<Option<Shape>> {
@@ -587,6 +594,7 @@ impl Format for Harmony {
         Ok(Some(Shape { calls, triggers, content_stop: None, preserved: self.preserved_tokens(a) }))
     }
 
+    #[cfg(feature = "full")]
     fn preserved_tokens(&self, _a: &Analysis) -> Vec<String> {
         [CHANNEL, CONSTRAIN, MESSAGE, START, END].map(String::from).to_vec()
     }

@@ -8,8 +8,9 @@
 
 use super::call_args::{CallArgs, CallHead, CallSink, Over};
 use super::Format;
-use crate::analysis::Analysis;
+use crate::findings::Analysis;
 use crate::api::{Delta, ReasoningFormat, RequestOptions};
+#[cfg(feature = "full")]
 use crate::gbnf::{Expr, Shape, Tool, ToolGrammar, Trigger};
 use crate::parse::drive::{head, machine_parts, tail, Input, Machine, MarkerMachine};
 use crate::parse::missing_opener::{self, Reading};
@@ -290,10 +291,12 @@ impl Format for Ministral {
         continuation_prefill(generation_prompt, reasoning, content)
     }
 
+    #[cfg(feature = "full")]
     fn reasoning_markers(&self, _a: &Analysis) -> Option<(String, String)> {
         Some((THINK.to_string(), THINK_END.to_string()))
     }
 
+    #[cfg(feature = "full")]
     /// `[TOOL_CALLS]NAME[ARGS]{…}`, one section per call.
     fn tool_calls(&self, g: &mut ToolGrammar, a: &Analysis, tools: &[Tool]) -> Result<Option<Shape>> {
         let mut alts = Vec::new();
@@ -308,6 +311,7 @@ impl Format for Ministral {
         Ok(Some(Shape { calls, triggers: vec![Trigger::word(TOOL_CALLS)], content_stop: Some(TOOL_CALLS.into()), preserved: self.preserved_tokens(a) }))
     }
 
+    #[cfg(feature = "full")]
     fn preserved_tokens(&self, _a: &Analysis) -> Vec<String> {
         [THINK, THINK_END, TOOL_CALLS, ARGS].map(String::from).to_vec()
     }

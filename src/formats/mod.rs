@@ -12,27 +12,36 @@
 //! A format owns, for a request: its output parser (having read its part of the generation prompt),
 //! the generation prompt of a continued message, its reasoning markers, its tool-call grammar and its
 //! preserved tokens. Which format a template uses is decided once, by the analysis
-//! ([`crate::analysis::detect_handler`], from the special tokens the template source writes — never
+//! (`analysis::detect_handler`, from the special tokens the template source writes — never
 //! from names); [`format_of`] maps that decision to its implementation.
 
-use crate::analysis::{Analysis, Handler};
-use crate::api::{Delta, RequestOptions, ToolChoice};
+use crate::findings::{Analysis, Handler};
+use crate::api::{Delta, RequestOptions};
+#[cfg(feature = "full")]
+use crate::api::ToolChoice;
+#[cfg(feature = "full")]
 use crate::gbnf::{check_schema, parse_tools, Expr, Grammar, SchemaConverter, Shape, Tool, ToolGrammar};
 use crate::parse::drive::Machine;
 use crate::parse::OutputParser;
+#[cfg(feature = "full")]
 use crate::{Error, ErrorKind, Result};
 
 mod addressed;
 mod auto;
+#[cfg(feature = "full")]
 mod auto_grammar;
 mod call_args;
 mod functionary;
 mod harmony;
 mod ministral;
 
+#[cfg(feature = "full")]
 pub use auto::parser_prefill;
+#[cfg(feature = "full")]
 pub use functionary::FunctionaryParser;
+#[cfg(feature = "full")]
 pub use harmony::HarmonyParser;
+#[cfg(feature = "full")]
 pub use ministral::MinistralParser;
 
 /// One output format.
@@ -47,14 +56,17 @@ pub trait Format: Sync {
     /// `content`, written as this format writes them.
     fn continuation_prefill(&self, a: &Analysis, generation_prompt: &str, reasoning: &str, content: Option<&str>) -> String;
 
+    #[cfg(feature = "full")]
     /// The markers of a reasoning block that may open the output (untrimmed), if any.
     fn reasoning_markers(&self, a: &Analysis) -> Option<(String, String)>;
 
+    #[cfg(feature = "full")]
     /// The optional reasoning block before a non-lazy grammar's output.
     fn reasoning_block(&self, g: &mut ToolGrammar, a: &Analysis, _thinking: bool) -> Expr {
         g.reasoning_block(self.reasoning_markers(a))
     }
 
+    #[cfg(feature = "full")]
     /// The whole output of a request with a response schema whose answer is `value`.
     /// Default: optional reasoning, then the value bare or in a ```` ```json ```` fence.
     fn response(&self, g: &mut ToolGrammar, a: &Analysis, value: Expr, thinking: bool) -> Expr {
@@ -64,9 +76,11 @@ pub trait Format: Sync {
         Expr::seq([reasoning, sp.clone(), Expr::alt([fenced, value]), sp])
     }
 
+    #[cfg(feature = "full")]
     /// The tool-call section for `tools`; `None` when the template has no tool-call format.
     fn tool_calls(&self, g: &mut ToolGrammar, a: &Analysis, tools: &[Tool]) -> Result<Option<Shape>>;
 
+    #[cfg(feature = "full")]
     /// The special tokens a runtime must keep whole.
     fn preserved_tokens(&self, a: &Analysis) -> Vec<String>;
 }
@@ -82,6 +96,7 @@ pub fn format_of(handler: Handler) -> &'static dyn Format {
     }
 }
 
+#[cfg(feature = "full")]
 /// A dedicated format's parser, fresh (it has read nothing yet). `generation_prompt` is only used by
 /// formats whose prompt holds a role header to skip (Functionary).
 pub fn dedicated_parser(handler: Handler, options: &RequestOptions, generation_prompt: &str) -> Option<Box<dyn OutputParser>> {
@@ -112,6 +127,7 @@ fn prefilled<M: Machine + 'static>(mut m: M, prefill: &str) -> (Box<dyn OutputPa
     (Box::new(m), initial)
 }
 
+#[cfg(feature = "full")]
 /// Build the grammar for a request.
 ///
 /// - `tool_choice: auto` → lazy grammar rooted at the trigger: the tool-call section, then `space`.

@@ -12,7 +12,7 @@
 
 use super::config::{ParserConfig, ToolConfig};
 use super::marker::Marker;
-use crate::analysis::{CallIdPosition, ToolFormat};
+use crate::findings::{CallIdPosition, ToolFormat};
 
 /// The configuration that reads one pythonic call (`name(a=1, b="x")`) in place of a JSON call
 /// object of `cfg`'s layout: only the call itself (name, `(`, literal arguments, `)`), no markers

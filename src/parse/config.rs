@@ -6,7 +6,7 @@
 
 use super::marker::Marker;
 use super::{call_syntax, source_markers, spelling};
-use crate::analysis::{fallback_formats, Analysis, CallIdPosition, ContentMode, ReasoningMode, ToolFormat};
+use crate::findings::{fallback_formats, Analysis, CallIdPosition, ContentMode, ReasoningMode, ToolFormat};
 use crate::api::{ReasoningFormat, RequestOptions, ToolChoice};
 use serde_json::Value;
 use std::rc::Rc;

@@ -48,6 +48,7 @@ impl JsonExtent {
         c == '{' || c == '['
     }
 
+    #[cfg(feature = "full")]
     /// Feed `text`; returns `Some(n)` when the value ends after the first `n` bytes of `text`
     /// (always a char boundary, since the closing byte is ASCII). Only nesting depth counts: a `]`
     /// closes a `{` too.

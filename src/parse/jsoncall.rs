@@ -7,7 +7,7 @@
 
 use super::config::{is_tool_name, ToolConfig};
 use super::json::{Feed, JsonValue};
-use crate::analysis::ToolFormat;
+use crate::findings::ToolFormat;
 use crate::text::is_space;
 
 /// [`CallData::tool`] of a call that names a tool the request did not declare (rule R22): there is

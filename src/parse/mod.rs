@@ -15,6 +15,7 @@ pub mod dialect;
 pub mod drive;
 pub mod emit;
 pub mod exit;
+#[cfg(feature = "full")]
 pub mod generic;
 pub mod inline_reasoning;
 pub mod json_complete;

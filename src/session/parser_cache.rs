@@ -57,6 +57,15 @@ pub(crate) fn get_or_build(id: u64, key: &str, build: impl FnOnce() -> crate::Re
     Ok(parser)
 }
 
+/// [`get_or_build`] keyed by the serialization of `options` ([`key`]); built afresh (not cached) when
+/// they do not serialize.
+pub(crate) fn get_or_build_for(id: u64, options: &RequestOptions, build: impl FnOnce() -> crate::Result<StreamParser>) -> crate::Result<StreamParser> {
+    match key(options) {
+        Some(key) => get_or_build(id, &key, build),
+        None => build(),
+    }
+}
+
 /// Drop this thread's parsers of template `id` (it is being dropped).
 pub(crate) fn forget(id: u64) {
     let _ = PARSERS.try_with(|cell| {

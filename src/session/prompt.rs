@@ -5,9 +5,9 @@
 //! assistant messages (`continue_final_message`) the generation prompt is rebuilt from the prefill:
 //! `prompt-up-to-reasoning-start + start + reasoning [+ end + content]`.
 
-use crate::analysis::Analysis;
-use crate::api::{text_of, RequestOptions};
-use crate::formats::format_of;
+use crate::findings::Analysis;
+use super::prompt_tail;
+use crate::api::RequestOptions;
 use crate::template::Template;
 use crate::Result;
 use serde_json::{Map, Value};
@@ -116,7 +116,7 @@ fn prompt_parts(template: &Template, analysis: &Analysis, options: &RequestOptio
         None => &options.messages[..],
     };
     let mut head = String::new();
-    let mut gp = match &options.generation_prompt {
+    let gp = match &options.generation_prompt {
         // The prompt the caller really used ended with this (`generationPrompt`).
         Some(given) => {
             if with_head {
@@ -132,10 +132,5 @@ fn prompt_parts(template: &Template, analysis: &Analysis, options: &RequestOptio
             with.get(common..).unwrap_or("").to_string()
         }
     };
-    if let Some(msg) = continued {
-        let content = options.continued_content();
-        let reasoning = text_of(msg.get("reasoning_content"));
-        gp = format_of(analysis.handler).continuation_prefill(analysis, &gp, &reasoning, content.as_deref());
-    }
-    Ok((head, gp))
+    Ok((head, prompt_tail::continued(analysis, options, gp)))
 }

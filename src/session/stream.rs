@@ -10,7 +10,7 @@
 //! error carries the call's byte offset in the output. After an error the parser is poisoned: later
 //! calls return a clone of it.
 
-use crate::analysis::Analysis;
+use crate::findings::Analysis;
 use crate::api::{Delta, Diagnostic, Message, ReasoningFormat, RequestOptions};
 use crate::formats::format_of;
 use crate::parse::call_ids::CallIds;
@@ -240,6 +240,13 @@ impl StreamParser {
         &self.message
     }
 
+    /// `text` as the whole output: `push(text)`, `finish()`, the message.
+    pub fn parse_whole(mut self, text: &str) -> Result<Message> {
+        self.push(text);
+        self.finish()?;
+        Ok(self.message)
+    }
+
     /// The message, taking it out of the parser.
     pub fn into_message(self) -> Message {
         self.message
@@ -258,8 +265,5 @@ impl StreamParser {
 
 /// Parse a whole model output: `push(text)` then `finish()`.
 pub fn parse_output(analysis: &Analysis, generation_prompt: &str, text: &str, options: &RequestOptions) -> Result<Message> {
-    let mut p = StreamParser::new(analysis, generation_prompt, options)?;
-    p.push(text);
-    p.finish()?;
-    Ok(p.message)
+    StreamParser::new(analysis, generation_prompt, options)?.parse_whole(text)
 }

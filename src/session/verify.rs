@@ -5,7 +5,8 @@
 //! builds, and report per message whether the same message comes back.
 
 use super::{generation_prompt, ChatTemplate, StreamParser};
-use crate::analysis::{common_prefix_len, common_suffix_len, Analysis, Handler, ReasoningMode, ToolFormat};
+use crate::analysis::{common_prefix_len, common_suffix_len};
+use crate::findings::{Analysis, Handler, ReasoningMode, ToolFormat};
 use crate::api::{Message, RequestOptions, ToolCall};
 use crate::formats::parser_prefill;
 use crate::text::is_space;

@@ -1,22 +1,8 @@
 //! Template capabilities, found by rendering probe conversations (never by name).
 
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Value as Json};
 
-/// What a template supports. Same flags as llama.cpp's `jinja::caps`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Caps {
-    pub supports_tools: bool,
-    pub supports_tool_calls: bool,
-    pub supports_system_role: bool,
-    pub supports_parallel_tool_calls: bool,
-    pub supports_preserve_reasoning: bool,
-    pub supports_string_content: bool,
-    pub supports_typed_content: bool,
-    /// Tool-call arguments may be given as an object (else only as a JSON string).
-    pub supports_object_arguments: bool,
-}
+pub use crate::findings::Caps;
 
 /// Probe a template's capabilities by rendering small conversations and looking for needles.
 /// Probes render leniently (see [`super::Template::render_lenient`]); a render that still fails

@@ -2,10 +2,11 @@
 
 /** What went wrong, machine-readable. `Internal`: the wasm call trapped (the objects it used are retired);
  * `InvalidState`: the object was freed, finished, or retired by an earlier `Internal` error; `Load`: `init()`
- * could not load the wasm module (the message says what to pass instead). */
+ * could not load the wasm module (the message says what to pass instead); `SpecVersion`: a parser spec
+ * (`compileParser`) written by a version whose spec format this one does not read (the message names both). */
 export type ErrorKind =
   | 'TemplateSyntax' | 'Render' | 'Limit' | 'InvalidInput' | 'InvalidState' | 'Internal'
-  | 'Analysis' | 'Parse' | 'Grammar' | 'Schema' | 'Load';
+  | 'Analysis' | 'Parse' | 'Grammar' | 'Schema' | 'Load' | 'SpecVersion';
 
 /** Every error thrown by this package is a `ChatAutoparserError` (an `Error`) with a `kind`. */
 export class ChatAutoparserError extends Error {
@@ -342,6 +343,42 @@ export class StreamParser {
   /** Release the wasm memory now (otherwise when garbage-collected). A second call is a no-op. */
   free(): void;
 }
+
+/** The parser spec format this version writes and reads (`ParserSpec.specVersion`). */
+export type ParserSpecVersion = 1;
+
+/**
+ * A template's parser, compiled (`compileParser`): portable JSON that `chat-autoparser/parser` parses with,
+ * no template engine needed. Treat it as opaque data: ship it as `JSON.stringify(spec)` or as the object.
+ */
+export interface ParserSpec {
+  /** The spec format; another version's spec is refused with a `SpecVersion` error naming both. */
+  specVersion: ParserSpecVersion;
+  /** The package version that wrote it. */
+  writtenBy: string;
+  /** The output format (the analysis' `handler`). */
+  format: Handler;
+  /** What the template appends for the assistant's turn (one user message, no tools), per `enableThinking`:
+   * not given, `true`, `false` (the last two only where they differ from the first). */
+  generationPrompts: { default: string; thinking?: string; noThinking?: string };
+  /** The analysis without `diffs` (empty) and `verified`. */
+  analysis: Omit<Analysis, 'verified'>;
+}
+
+/** Options of `compileParser`. */
+export interface CompileOptions {
+  /** Extra template variables for the generation-prompt renders (what a request's `extraContext` would add). */
+  extraContext?: Record<string, unknown>;
+}
+
+/**
+ * Compile the template's parser into a `ParserSpec`, for `chat-autoparser/parser` (server-side or at build
+ * time; ship the spec to the browser). Its `parseOutput` / `StreamParser` then give what this package's do for
+ * the same options, as long as the generation prompt does not depend on the request's messages, tools or extra
+ * context (else pass `generationPrompt`).
+ * @throws {ChatAutoparserError} what analysing and rendering the template throws (`Limit`, `Analysis`, `Render`).
+ */
+export function compileParser(templateOrSource: TemplateOrSource, options?: CompileOptions): ParserSpec;
 
 /** Build the GBNF grammar, lazy triggers and preserved tokens for a request's tools. */
 export function buildGrammar(templateOrSource: TemplateOrSource, options?: RequestOptions): Grammar;

@@ -52,6 +52,7 @@ fn failing_field_of<T: DeserializeOwned>(map: &serde_json::Map<String, serde_jso
 }
 
 /// Deserialize optional JSON text (absent → default).
+#[cfg(feature = "full")]
 pub fn from_json_opt<T: DeserializeOwned + Default>(text: Option<String>, field: &str) -> Result<T, JsValue> {
     match text {
         None => Ok(T::default()),
@@ -72,6 +73,7 @@ pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
 /// A JSON value as the plain JS value `to_js` would give, built directly: strings cross as strings, so a
 /// 30 KB content is not escaped into JSON text and parsed again (most of a 30 KB `parseResponse`). A key
 /// `__proto__` (an own property for JSON.parse, the prototype for a plain assignment) takes `to_js`'s path.
+#[cfg(feature = "full")]
 pub fn value_to_js(v: &serde_json::Value) -> Result<JsValue, JsValue> {
     fn build(v: &serde_json::Value) -> Option<JsValue> {
         use serde_json::Value;

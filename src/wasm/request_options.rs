@@ -6,33 +6,22 @@
 //! keys the request layer's parser cache (`ChatTemplate::stream_parser_keyed`).
 
 use super::convert::{from_json, js};
+use super::recent::Recent;
 use crate::api::RequestOptions;
-use crate::mru::Mru;
-use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
 
-const CAPACITY: usize = 16;
-
 thread_local! {
-    static READ: RefCell<Mru<String, Rc<RequestOptions>>> = const { RefCell::new(Mru::new(CAPACITY)) };
+    static READ: Recent<Rc<RequestOptions>> = const { Recent::new(16) };
 }
 
 /// The options `text` holds (empty text: the defaults), checked; an error names the bad field.
 pub fn read(text: &str) -> Result<Rc<RequestOptions>, JsValue> {
-    let hit = READ.with(|c| {
-        c.try_borrow_mut().ok()?.find(|k| k == text).cloned()
-    });
-    if let Some(opts) = hit {
-        return Ok(opts);
-    }
-    let opts: RequestOptions = if text.is_empty() { RequestOptions::default() } else { from_json(text, "options")? };
-    js(opts.validate())?;
-    let opts = Rc::new(opts);
-    READ.with(|c| {
-        if let Ok(mut c) = c.try_borrow_mut() {
-            c.insert(text.to_string(), opts.clone());
-        }
-    });
-    Ok(opts)
+    READ.with(|r| {
+        r.get_or_read(text, || {
+            let opts: RequestOptions = if text.is_empty() { RequestOptions::default() } else { from_json(text, "options")? };
+            js(opts.validate())?;
+            Ok(Rc::new(opts))
+        })
+    })
 }

@@ -10,7 +10,7 @@
 //! Tagged-parameter calls are never held: each value is written as valid JSON on its own.
 
 use super::{AutoParser, Step};
-use crate::analysis::ToolFormat;
+use crate::findings::ToolFormat;
 use crate::parse::json_extent::{broken_arguments_message, json_error};
 
 impl AutoParser {

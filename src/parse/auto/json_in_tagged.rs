@@ -9,7 +9,7 @@
 
 use super::tool::ToolStep;
 use super::{AutoParser, State, Step};
-use crate::analysis::ToolFormat;
+use crate::findings::ToolFormat;
 use crate::parse::config::ToolConfig;
 use crate::parse::jsoncall::JsonCall;
 use crate::parse::json::JsonValue;

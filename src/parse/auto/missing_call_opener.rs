@@ -8,7 +8,7 @@
 
 use super::tool::{match_name, NameMatch, ToolStep};
 use super::{AutoParser, State, Step};
-use crate::analysis::CallIdPosition;
+use crate::findings::CallIdPosition;
 use crate::parse::marker::Expect;
 use crate::text::is_space;
 

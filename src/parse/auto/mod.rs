@@ -31,7 +31,7 @@ use super::drive::{machine_parts, Input, Machine};
 use super::emit::{Diagnostics, Emitter};
 use super::marker::{Expect, Marker};
 use super::missing_opener::{self, Reading};
-use crate::analysis::{Analysis, ToolFormat};
+use crate::findings::{Analysis, ToolFormat};
 use crate::api::{Delta, ReasoningFormat, RequestOptions};
 use crate::text::is_space;
 use crate::{Error, ErrorKind, Result};

@@ -2,7 +2,7 @@
 //! arguments in the analysed layout (JSON, tagged, literal, or a JSON-native call object).
 
 use super::{AutoParser, Scope, State, Step};
-use crate::analysis::{CallIdPosition, ToolFormat};
+use crate::findings::{CallIdPosition, ToolFormat};
 use crate::parse::json::{escape_inner, Feed, JsonValue, PyToJson};
 use crate::parse::config::{is_tool_name_char, ToolConfig, MAX_TOOL_NAME};
 use crate::parse::jsoncall::{CallData, CallFeed, JsonCall, UNDECLARED};

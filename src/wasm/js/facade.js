@@ -1,6 +1,10 @@
-// The public JS API: a hand-written facade over the wasm-bindgen glue.
+// The public JS API: a hand-written facade over the wasm-bindgen glue. This file is what both modules share
+// (errors, argument checks, trap recovery, offsets, StreamParser, parseOutput, generationPrompt); the full
+// package adds facade-full.js, the parse-only `chat-autoparser/parser` facade-parser.js. Each of those
+// defines `target(v)`: what `templateOrSource` (full) or `spec` (parser) resolves to, `{ arg, state, source }`,
+// and ends with `const API = { … }`.
 //
-// scripts/bundle-js.mjs pastes this file after the glue (wrapped so that its exports are `raw.*`) and before
+// scripts/bundle-js.mjs pastes these after the glue (wrapped so that its exports are `raw.*`) and before
 // an entry-specific tail, producing the Node CommonJS entry and the browser ESM entry. In scope here:
 //   raw       the glue's exports (raw classes and functions; context/options cross as JSON text)
 //   wasm()    the instance's exports, or undefined before `init()` in the browser
@@ -83,14 +87,6 @@ const REQUEST_OPTIONS = {
   generationPrompt: [(v) => typeof v === 'string', 'a string'],
   strict: [(v) => typeof v === 'boolean', 'a boolean'],
 };
-const RESPONSE_TEMPLATE_OPTIONS = {
-  reasoningField: oneOf('thinking', 'reasoning', 'reasoning_content'),
-  startAnchor: [(v) => typeof v === 'string', 'a string'],
-};
-const PARSE_RESPONSE_OPTIONS = {
-  prefix: [(v) => typeof v === 'string', 'a string'],
-  tools: [Array.isArray, 'an array of tools'],
-};
 // Render options may be null (= default); request options only where the Rust type is optional.
 const NULLABLE = new Set([...Object.keys(RENDER_OPTIONS), 'jsonSchema']);
 
@@ -126,16 +122,8 @@ function checkOptions(options, schema, name) {
   return toJson(copy, name);
 }
 
-function contextJson(context) {
-  return userCode('context', () => {
-    if (!isPlainObject(context)) throw invalid(`context: expected an object, got ${describe(context)}`);
-    return toJson(context, 'context');
-  });
-}
-
 // Per-object state, keyed by the facade object: the raw wasm-bindgen object, and why it can no longer be
 // used (freed, finished, broken by a trap). A WeakMap, not a property: `this` cannot be forged.
-const templates = new WeakMap();
 const parsers = new WeakMap();
 
 function stateOf(map, self, cls, method) {
@@ -144,16 +132,6 @@ function stateOf(map, self, cls, method) {
   if (s.broken) throw invalidState(`${cls}.${method}: ${s.broken}`);
   if (s.raw === null) throw invalidState(`${cls}.${method}: this ${cls} has been freed`);
   return s;
-}
-
-/** A `templateOrSource` argument: a source string as is, or the raw object behind a live ChatTemplate. */
-function templateArg(v, name = 'templateOrSource') {
-  if (typeof v === 'string') return { arg: v, state: undefined, source: v };
-  const s = templates.get(v);
-  if (s === undefined) throw invalid(`${name}: expected a template source string or a ChatTemplate, got ${describe(v)}`);
-  if (s.broken) throw invalidState(`${name}: ${s.broken}`);
-  if (s.raw === null) throw invalid(`${name}: this ChatTemplate has been freed`);
-  return { arg: s.raw, state: s, source: s.source };
 }
 
 /** An error the Rust side returned (already has `kind`), as a ChatAutoparserError with JS offsets:
@@ -297,72 +275,13 @@ function freeObject(map, self, cls) {
   guarded([], () => r.free());
 }
 
-class ChatTemplate {
-  /** Compile a template. Throws `TemplateSyntax` (with line and column). */
-  /** `source`: the template, or a tokenizer_config.json-like `{chat_template, response_template?}`;
-   * `options.responseTemplate`: a declared Hugging Face response template to parse by. */
-  constructor(source, options) {
-    let declared;
-    if (isPlainObject(source)) {
-      ({ source, declared } = userCode('source', () => ({ source: source.chat_template, declared: source.response_template })));
-      if (typeof source !== 'string') throw invalid(`source.chat_template: expected a string (resolve a named-template list first), got ${describe(source)}`);
-    }
-    needString(source, 'source');
-    if (isPlainObject(options) && userCode('options', () => Object.prototype.hasOwnProperty.call(options, 'responseTemplate'))) {
-      const { responseTemplate, ...rest } = userCode('options', () => ({ ...options }));
-      if (responseTemplate !== undefined && responseTemplate !== null) declared = responseTemplate;
-      options = rest;
-    }
-    let rt;
-    if (declared !== undefined && declared !== null) {
-      if (!isPlainObject(declared)) throw invalid(`responseTemplate: expected a response_template object, got ${describe(declared)}`);
-      rt = userCode('responseTemplate', () => toJson(declared, 'responseTemplate'));
-    }
-    const opts = optionsJson(options, RENDER_OPTIONS);
-    const r = guarded([], () => new raw.ChatTemplate(source, opts, rt), { source });
-    templates.set(this, { raw: r, broken: null, source });
-  }
-
-  /** The declared response template, or undefined. */
-  get responseTemplate() {
-    const s = stateOf(templates, this, 'ChatTemplate', 'responseTemplate');
-    return guarded([s], () => s.raw.responseTemplate, s);
-  }
-
-  render(context) {
-    const s = stateOf(templates, this, 'ChatTemplate', 'render');
-    const ctx = contextJson(context);
-    return guarded([s], () => s.raw.render(ctx), s);
-  }
-
-  get caps() {
-    const s = stateOf(templates, this, 'ChatTemplate', 'caps');
-    return guarded([s], () => s.raw.caps, s);
-  }
-
-  get analysis() {
-    const s = stateOf(templates, this, 'ChatTemplate', 'analysis');
-    return guarded([s], () => s.raw.analysis, s);
-  }
-
-  get source() {
-    const s = stateOf(templates, this, 'ChatTemplate', 'source');
-    return s.source;
-  }
-
-  /** Release the wasm memory now. Freeing twice is a no-op. */
-  free() {
-    freeObject(templates, this, 'ChatTemplate');
-  }
-}
-
 const isPartial = (options) => isPlainObject(options) && userCode('options', () => options.isPartial === true);
 /** A finished StreamParser's reason, from its state and message. */
 const finishReasonOf = (s, message) => endReason(message, s.cut || guarded([s], () => s.raw.finishReason) === 'length', s.partial);
 
 class StreamParser {
   constructor(templateOrSource, options) {
-    const t = templateArg(templateOrSource);
+    const t = target(templateOrSource);
     const opts = optionsJson(options, REQUEST_OPTIONS);
     const r = guarded([t.state], () => new raw.StreamParser(t.arg, opts), t);
     // `pending`: a high surrogate that ended the last chunk. UTF-8 cannot carry half a pair, so it waits
@@ -407,41 +326,6 @@ class StreamParser {
     }
   }
 
-  /** `push`, plus transformers-style region events: `{ deltas, events }`. */
-  pushEvents(chunk) {
-    const s = stateOf(parsers, this, 'StreamParser', 'pushEvents');
-    needString(chunk, 'chunk');
-    if (s.finished) throw invalidState('StreamParser.pushEvents: the parser is finished (push after finish() would lose the text)');
-    let text = s.pending === '' ? chunk : s.pending + chunk;
-    s.pending = '';
-    if (text.length > 0 && isHigh(text.charCodeAt(text.length - 1))) {
-      s.pending = text.slice(-1);
-      text = text.slice(0, -1);
-    }
-    if (text === '') return { deltas: [], events: [] };
-    s.text.add(text);
-    return guarded([s], () => s.raw.pushEvents(text));
-  }
-
-  /** `finish`, plus the last region events (the open region closes). */
-  finishEvents() {
-    const s = stateOf(parsers, this, 'StreamParser', 'finishEvents');
-    if (s.finished) throw invalidState('StreamParser.finishEvents: the parser is already finished');
-    const tail = s.pending;
-    s.pending = '';
-    if (tail !== '') s.text.add(tail);
-    const before = tail === '' ? { deltas: [], events: [] } : guarded([s], () => s.raw.pushEvents(tail));
-    s.finished = true;
-    try {
-      const rest = guarded([s], () => s.raw.finishEvents(), s);
-      return { deltas: before.deltas.concat(rest.deltas), events: before.events.concat(rest.events) };
-    } catch (e) {
-      if (e.kind === 'Parse') s.cut = true;
-      if (before.deltas.length > 0 && Array.isArray(e.deltas)) e.deltas = before.deltas.concat(e.deltas);
-      throw e;
-    }
-  }
-
   /** The message parsed so far; after `finish()` it also has `finishReason` (unless `isPartial`). */
   get message() {
     const s = stateOf(parsers, this, 'StreamParser', 'message');
@@ -477,21 +361,8 @@ class StreamParser {
   }
 }
 
-function renderTemplate(source, context, options) {
-  needString(source, 'source');
-  const ctx = contextJson(context);
-  const opts = optionsJson(options, RENDER_OPTIONS);
-  return guarded([], () => raw.renderTemplate(source, ctx, opts), { source });
-}
-
-function analyzeTemplate(source, options) {
-  needString(source, 'source');
-  const opts = optionsJson(options, RENDER_OPTIONS);
-  return guarded([], () => raw.analyzeTemplate(source, opts), { source });
-}
-
 function generationPrompt(templateOrSource, options) {
-  const t = templateArg(templateOrSource);
+  const t = target(templateOrSource);
   const opts = optionsJson(options, REQUEST_OPTIONS);
   return guarded([t.state], () => raw.generationPrompt(t.arg, opts), t);
 }
@@ -501,7 +372,7 @@ function generationPrompt(templateOrSource, options) {
  * `{ message, diagnostics }`, the diagnostics a StreamParser given the same text would report.
  */
 function parseOutput(templateOrSource, text, options) {
-  const t = templateArg(templateOrSource);
+  const t = target(templateOrSource);
   needString(text, 'text');
   let withDiagnostics = false;
   let rest = options;
@@ -539,46 +410,7 @@ function parseOutput(templateOrSource, text, options) {
   }, where);
 }
 
-function buildGrammar(templateOrSource, options) {
-  const t = templateArg(templateOrSource);
-  const opts = optionsJson(options, REQUEST_OPTIONS);
-  return guarded([t.state], () => raw.buildGrammar(t.arg, opts), t);
-}
-
-function checkGrammar(gbnf, text) {
-  needString(gbnf, 'gbnf');
-  needString(text, 'text');
-  const result = guarded([], () => raw.checkGrammar(gbnf, text), { source: gbnf });
-  if (typeof result.errorAt === 'number') result.errorAt = utf16Index(text, result.errorAt);
-  return result;
-}
-
-function verifyTemplate(templateOrSource) {
-  const t = templateArg(templateOrSource);
-  return guarded([t.state], () => raw.verifyTemplate(t.arg), t);
-}
-
-/** The template's analysis as a Hugging Face `response_template`: `{ responseTemplate, losses }`. */
-function responseTemplate(templateOrSource, options) {
-  const t = templateArg(templateOrSource);
-  const opts = optionsJson(options, RESPONSE_TEMPLATE_OPTIONS);
-  return guarded([t.state], () => raw.responseTemplate(t.arg, opts), t);
-}
-
-/** transformers' `parse_response` with a declared response template: the message dict. */
-function parseResponse(text, template, options) {
-  needString(text, 'text');
-  if (!isPlainObject(template)) throw invalid(`responseTemplate: expected a response_template object, got ${describe(template)}`);
-  const rt = userCode('responseTemplate', () => toJson(template, 'responseTemplate'));
-  const opts = optionsJson(options, PARSE_RESPONSE_OPTIONS);
-  return guarded([], () => raw.parseResponse(text, rt, opts));
-}
-
 function version() {
   return guarded([], () => raw.version());
 }
 
-const API = {
-  ChatTemplate, StreamParser, ChatAutoparserError, renderTemplate, analyzeTemplate, generationPrompt, parseOutput,
-  buildGrammar, checkGrammar, verifyTemplate, responseTemplate, parseResponse, version, init, initSync,
-};

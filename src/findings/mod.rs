@@ -1,10 +1,20 @@
 //! The analysis result: how a template's model writes reasoning, content and tool calls.
 //!
+//! Data only (types, and what the parsers read off them): below the analysis, so that a parse-only
+//! build (`--no-default-features --features parser`) has them without the template engine or the
+//! analysis. `analysis` re-exports all of it.
+//!
 //! Field-for-field the structure of llama.cpp's `autoparser` analysis (see
 //! `shared/conformance/README.md`), serialized camelCase, plus `handler`, `caps`, `diffs` and
 //! `diagnostics`.
 
 use serde::{Deserialize, Serialize};
+
+mod fallback;
+pub mod spec;
+
+pub use fallback::{fallback_formats, CallBody, FallbackFormat, FallbackMarker};
+pub use spec::{ParserSpec, PARSER_SPEC_VERSION};
 
 /// How reasoning is delimited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -199,7 +209,7 @@ pub struct ToolsAnalysis {
     /// With no tool format (`format.mode` NONE): tool-call markers mined from the template source,
     /// read by the parser's fallback (see `analysis::fallback`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub fallback_markers: Vec<super::fallback::FallbackMarker>,
+    pub fallback_markers: Vec<fallback::FallbackMarker>,
 }
 
 /// One comparison the analyzer made: what variant B changed and the split of the two renders.
@@ -243,6 +253,11 @@ pub struct AddressedMessages {
     pub between: String,
 }
 
+/// Characters of a recipient word (`user`, `self`, `functions.get_weather`, `muse.bash`).
+pub fn is_recipient_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ':')
+}
+
 /// Which code path handles the template.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum Handler {
@@ -271,7 +286,7 @@ pub struct Analysis {
     /// Which code path parses this template's output.
     pub handler: Handler,
     /// Capabilities found by probing the template.
-    pub caps: crate::template::Caps,
+    pub caps: Caps,
     /// Text that starts a user turn.
     pub user_start: String,
     /// Text that starts an assistant turn.
@@ -309,6 +324,7 @@ pub struct Analysis {
 }
 
 impl Analysis {
+    #[cfg(feature = "full")]
     /// Append tokens to `preserved_tokens` that are not there yet (late phases add theirs last).
     pub(crate) fn preserve_tokens(&mut self, tokens: &[&str]) {
         for t in tokens {
@@ -317,4 +333,19 @@ impl Analysis {
             }
         }
     }
+}
+
+/// What a template supports. Same flags as llama.cpp's `jinja::caps`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Caps {
+    pub supports_tools: bool,
+    pub supports_tool_calls: bool,
+    pub supports_system_role: bool,
+    pub supports_parallel_tool_calls: bool,
+    pub supports_preserve_reasoning: bool,
+    pub supports_string_content: bool,
+    pub supports_typed_content: bool,
+    /// Tool-call arguments may be given as an object (else only as a JSON string).
+    pub supports_object_arguments: bool,
 }

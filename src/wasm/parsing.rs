@@ -1,0 +1,104 @@
+//! What both modules' `parseOutput` and `StreamParser` do with a core [`StreamParser`]: one code path
+//! from the parser to JS values (deltas, the message, `finishReason`, a strict finish's error). The JS
+//! `StreamParser` class is defined here; each module adds its constructor (over a template, or over a
+//! compiled parser spec), and the full package its region events.
+
+use super::convert::{self, js};
+use crate::api::{Delta, ReasoningField};
+use crate::StreamParser;
+use wasm_bindgen::prelude::*;
+
+/// A whole parse: `text` pushed, the parser finished, the message with `finishReason` when the output
+/// ended inside a tool call.
+pub fn parse_whole(mut p: StreamParser, text: &str, field: ReasoningField) -> Result<JsValue, JsValue> {
+    p.push(text);
+    js(p.finish())?;
+    let msg = convert::message_to_js(p.message(), field);
+    if let Some(reason) = p.finish_reason() {
+        let _ = js_sys::Reflect::set(&msg, &JsValue::from_str("finishReason"), &JsValue::from_str(reason));
+    }
+    Ok(msg)
+}
+
+/// `finish`'s deltas; its error (strict, cut off inside a call) carries the flushed deltas as `deltas`.
+pub fn finish(p: &mut StreamParser, field: ReasoningField) -> Result<Vec<Delta>, JsValue> {
+    p.finish().map_err(|e| {
+        let err = convert::to_js_error(e);
+        let deltas = convert::deltas_to_js(&p.take_failed_deltas(), field);
+        let _ = js_sys::Reflect::set(&err, &JsValue::from_str("deltas"), &deltas);
+        err
+    })
+}
+
+/// Streaming parser: `push(chunk)` returns OpenAI `chat.completion.chunk` deltas; `finish()` flushes.
+#[wasm_bindgen(js_name = StreamParser)]
+pub struct JsStreamParser {
+    pub(super) inner: StreamParser,
+    /// Reused for every chunk's deltas (saves an allocation per push).
+    pub(super) scratch: Vec<Delta>,
+    /// The key reasoning deltas and the message use.
+    pub(super) reasoning_field: ReasoningField,
+    /// Keeps the template (and its analysis) alive while the parser lives.
+    #[cfg(feature = "full")]
+    _template: std::rc::Rc<crate::ChatTemplate>,
+    /// transformers-style region events (`pushEvents` / `finishEvents`).
+    #[cfg(feature = "full")]
+    pub(super) regions: crate::response_template::RegionTracker,
+}
+
+impl JsStreamParser {
+    /// Over a core parser; the full package also keeps its template alive.
+    #[cfg(feature = "full")]
+    pub(super) fn over(inner: StreamParser, reasoning_field: ReasoningField, template: std::rc::Rc<crate::ChatTemplate>) -> Self {
+        JsStreamParser { inner, scratch: Vec::new(), reasoning_field, _template: template, regions: Default::default() }
+    }
+
+    /// Over a core parser.
+    #[cfg(not(feature = "full"))]
+    pub(super) fn over(inner: StreamParser, reasoning_field: ReasoningField) -> Self {
+        JsStreamParser { inner, scratch: Vec::new(), reasoning_field }
+    }
+}
+
+#[wasm_bindgen(js_class = StreamParser)]
+impl JsStreamParser {
+    /// Consume a chunk; returns the deltas it completed (often none while a marker may be starting).
+    /// Never throws on malformed output: see `diagnostics`.
+    pub fn push(&mut self, chunk: &str) -> JsValue {
+        self.scratch.clear();
+        self.inner.push_into(chunk, &mut self.scratch);
+        convert::deltas_to_js(&self.scratch, self.reasoning_field)
+    }
+
+    /// End of output: returns the remaining deltas. Output that ends inside a tool call sets
+    /// `finishReason` to `'length'`; with `strict: true` and `isPartial: false` it throws a `Parse`
+    /// error with `offset` instead, whose `deltas` property holds the flushed deltas.
+    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
+        finish(&mut self.inner, self.reasoning_field).map(|d| convert::deltas_to_js(&d, self.reasoning_field))
+    }
+
+    /// The message so far.
+    #[wasm_bindgen(getter)]
+    pub fn message(&self) -> JsValue {
+        convert::message_to_js(self.inner.message(), self.reasoning_field)
+    }
+
+    /// Problems seen in the output so far: `[{offset, message, count?, lastOffset?, rule?}]`.
+    #[wasm_bindgen(getter)]
+    pub fn diagnostics(&self) -> Result<JsValue, JsValue> {
+        convert::to_js(self.inner.diagnostics())
+    }
+
+    /// `'length'` after `finish()` when the output ended inside a tool call (the last call is
+    /// incomplete), else `null`.
+    #[wasm_bindgen(getter, js_name = finishReason)]
+    pub fn finish_reason(&self) -> Option<String> {
+        self.inner.finish_reason().map(str::to_string)
+    }
+
+    /// True once the output reached a stop marker (harmony `<|return|>` / `<|call|>`).
+    #[wasm_bindgen(getter)]
+    pub fn stopped(&self) -> bool {
+        self.inner.stopped()
+    }
+}
