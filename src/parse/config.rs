@@ -226,6 +226,7 @@ pub fn fallback_configs(analysis: &Analysis, options: &RequestOptions) -> Vec<Fa
             }
             // Its pythonic variant (rule R20) names the fallback's convention too.
             cfg.pythonic = call_syntax::pythonic_variant(&cfg).map(Rc::new);
+            call_syntax::spaced_brackets(&mut cfg);
             FallbackConfig { cfg: Rc::new(cfg), line_start: f.line_start, bare: None }
         })
         .collect();
@@ -246,7 +247,7 @@ pub fn fallback_configs(analysis: &Analysis, options: &RequestOptions) -> Vec<Fa
 }
 
 /// Rule R28: a bare JSON call (or array of calls) with none of the template's call markers.
-pub const BARE_CALL_NOTE: &str = "a JSON tool call with none of the template's call markers, naming a declared tool: read as a call (rule R28)";
+pub const BARE_CALL_NOTE: &str = "a tool call with none of the template's call markers, naming a declared tool: read as a call (rule R28)";
 /// Rule R34: an output that is only a fenced JSON call.
 pub const FENCED_CALL_NOTE: &str = "an output that is only a ```json fenced JSON tool call naming a declared tool: read as a call (rule R34)";
 
@@ -278,7 +279,11 @@ pub fn bare_call_configs(base: &ParserConfig) -> Vec<FallbackConfig> {
     let blank = Marker::default;
     let variant = |open: &str, close: &str, array: bool, place: BareCallPlace| {
         let body = open.is_empty();
-        let trigger = Marker::new(if !body { open } else if array { "[" } else { "{" });
+        let mut trigger = Marker::new(if !body { open } else if array { "[" } else { "{" });
+        if body && !array {
+            // A pythonic call alone on its line (rule R20's syntax): a declared tool's name and `(`.
+            trigger = trigger.with_alts(pythonic_call_triggers(&own.tools));
+        }
         let t = ToolConfig {
             format: ToolFormat::JsonNative,
             section_start: blank(),
@@ -312,7 +317,7 @@ pub fn bare_call_configs(base: &ParserConfig) -> Vec<FallbackConfig> {
             undeclared: false,
         };
         let note = if place == BareCallPlace::WholeOutputFence { FENCED_CALL_NOTE } else { BARE_CALL_NOTE };
-        let cfg = ParserConfig {
+        let mut cfg = ParserConfig {
             tools: Some(t),
             bare_note: Some(note),
             fallback_rule: None,
@@ -322,6 +327,10 @@ pub fn bare_call_configs(base: &ParserConfig) -> Vec<FallbackConfig> {
             unwritten_closer: blank(),
             ..base.clone()
         };
+        if place == BareCallPlace::LineStart {
+            // The syntax dimension composes with this one: pythonic calls where an object is due (R20).
+            cfg.pythonic = call_syntax::pythonic_variant(&cfg).map(Rc::new);
+        }
         FallbackConfig { cfg: Rc::new(cfg), line_start: place == BareCallPlace::LineStart, bare: Some(place) }
     };
     vec![
@@ -329,6 +338,21 @@ pub fn bare_call_configs(base: &ParserConfig) -> Vec<FallbackConfig> {
         variant("", "", true, BareCallPlace::LineStart),
         variant("```json", "```", false, BareCallPlace::WholeOutputFence),
     ]
+}
+
+/// The triggers of a marker-less pythonic call: each declared tool's name that Python could call,
+/// followed by `(`.
+pub fn pythonic_call_triggers(tools: &[ToolDef]) -> Vec<String> {
+    let callable = |n: &str| n.starts_with(|c: char| c.is_alphabetic() || c == '_') && n.chars().all(|c| c.is_alphanumeric() || c == '_');
+    tools.iter().filter(|d| callable(&d.name)).map(|d| format!("{}(", d.name)).collect()
+}
+
+/// The first bytes of [`pythonic_call_triggers`] (the marker-less calls are built once content holds one).
+pub fn pythonic_call_first_bytes(tools: &[ToolDef]) -> Vec<u8> {
+    let mut out: Vec<u8> = pythonic_call_triggers(tools).iter().filter_map(|t| t.as_bytes().first().copied()).collect();
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 impl ParserConfig {

@@ -14,6 +14,8 @@
 //! [`Diagnostic`] is recorded. Only `finish(is_partial = false)` inside an unfinished call errors.
 
 mod bare_json_call;
+mod call_body;
+mod call_header;
 mod call_syntax_swap;
 mod dropped;
 mod json_departures;
@@ -23,10 +25,11 @@ mod key_value_args;
 mod lenient_markers;
 mod tag_wrapped_call;
 mod missing_call_opener;
+mod name_decoration;
 mod tool;
 mod untyped_value;
 
-use super::config::{bare_call_configs, bare_calls_apply, fallback_configs, FallbackConfig, ParserConfig, ToolConfig, BARE_CALL_FIRST_BYTES};
+use super::config::{bare_call_configs, bare_calls_apply, fallback_configs, pythonic_call_first_bytes, FallbackConfig, ParserConfig, ToolConfig, BARE_CALL_FIRST_BYTES};
 use super::drive::{machine_parts, Input, Machine};
 use super::emit::{Diagnostics, Emitter};
 use super::marker::{Expect, Marker};
@@ -127,6 +130,9 @@ pub struct AutoParser {
     /// `fallback`) once content holds one of their first bytes, so a request whose output has none
     /// does not pay for them.
     bare_unbuilt: bool,
+    /// The first bytes of the marker-less calls' triggers (`{`, `[`, a fence's `` ` ``, and the first
+    /// letters of the pythonic calls' `name(`).
+    bare_first_bytes: Box<[u8]>,
     /// No marker-less call candidate starts before this absolute offset (inside a rejected one).
     bare_from: usize,
     /// Content other than blanks was emitted.
@@ -177,6 +183,7 @@ impl AutoParser {
             text_marker_bytes: Box::new([false; 256]),
             ahead: None,
             bare_unbuilt,
+            bare_first_bytes: Box::new([]),
             bare_from: 0,
             content_started: false,
         };
@@ -197,9 +204,12 @@ impl AutoParser {
             p.text_marker_bytes[usize::from(b'`')] = true;
         }
         if p.bare_unbuilt {
-            for b in BARE_CALL_FIRST_BYTES {
+            let mut first = BARE_CALL_FIRST_BYTES.to_vec();
+            first.extend(cfg.tools.as_ref().map(|t| pythonic_call_first_bytes(&t.tools)).unwrap_or_default());
+            for &b in &first {
                 p.text_marker_bytes[usize::from(b)] = true;
             }
+            p.bare_first_bytes = first.into_boxed_slice();
         }
         p
     }
@@ -747,7 +757,7 @@ impl AutoParser {
         let mut unbuilt_scope = None;
         if self.bare_unbuilt {
             let s = Scope::new(text, &wanted);
-            if has_any_byte(s.text().as_bytes(), &BARE_CALL_FIRST_BYTES) {
+            if has_any_byte(s.text().as_bytes(), &self.bare_first_bytes) {
                 self.bare_unbuilt = false;
                 self.fallback = Rc::new(bare_call_configs(&self.base));
             } else {
@@ -825,8 +835,13 @@ impl AutoParser {
         } else {
             ToolStep::Name
         };
+        let spelled = text.get(s..e).unwrap_or("");
+        let blanks = (section && crate::parse::call_syntax::blanks_inside(&tools.section_start, spelled)).then(|| tools.section_start.core.clone());
         self.section_open = section_open;
-        self.enter_dialect(text.get(s..e).unwrap_or(""), abs + s);
+        if let Some(core) = blanks {
+            self.note_blanks_inside(&core, spelled, abs + s);
+        }
+        self.enter_dialect(spelled, abs + s);
         let from = self.call_prefix_before(text, s, abs);
         self.emit_content(text.get(..from).unwrap_or(""), out);
         let consumed = if body { s } else { e };
@@ -871,7 +886,7 @@ impl AutoParser {
             return Some(if p == 0 { Step::Wait } else { Step::Adv(p) });
         }
         let rest = text.get(s..).unwrap_or("");
-        let longer = fallback.iter().filter_map(|f| f.cfg.tools.as_ref()).any(|t| t.trigger.core.len() > rest.len() && t.trigger.core.starts_with(rest));
+        let longer = fallback.iter().filter_map(|f| f.cfg.tools.as_ref()).any(|t| t.trigger.spellings().any(|c| c.len() > rest.len() && c.starts_with(rest)));
         if longer && !eof && !self.in_code {
             self.emit_content(text.get(..s).unwrap_or(""), out);
             return Some(if s == 0 { Step::Wait } else { Step::Adv(s) });
