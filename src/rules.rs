@@ -223,7 +223,7 @@ pub const RULES: &[Rule] = &[
         id: "R28",
         name: "bare JSON call",
         departure: r#"a JSON call object (`{"name": …, "arguments": …}`), or a `[…]` array of them, at the start of a line with none of the call markers the template writes (left out by the model, or by a decoder that skipped special tokens: Mistral's `[TOOL_CALLS]`)"#,
-        action: r#"read as calls once the whole object (or array) is seen to be calls of declared tools, with valid JSON arguments and no member a call does not have, in the template's own call object where it writes JSON calls (else `name` / `arguments` / `id`); anything else stays content as written, and the template's markers in it are read as always (an undeclared name is said in a diagnostic). Composed with R20's syntax: a pythonic call (`get_weather(city="Paris")`) or a `[…]` list of them, alone on its line, with keyword arguments whose literal values parse, is read the same way"#,
+        action: r#"read as calls once the whole object (or array) is seen to be calls of declared tools, with valid JSON arguments and no member a call does not have, in the template's own call object where it writes JSON calls (else `name` / `arguments` / `id`); anything else stays content as written, and the template's markers in it are read as always (an undeclared name is said in a diagnostic). Composed with R20's syntax: a `[…]` list of pythonic calls (`[get_weather(city="Paris")]`) alone on its line, with keyword arguments whose literal values parse, is read the same way"#,
         example: r#"{"name": "get_weather", "arguments": {"city": "Paris"}} without [TOOL_CALLS]"#,
     },
     Rule {

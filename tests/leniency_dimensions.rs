@@ -1,7 +1,7 @@
 //! Departures composed along their dimensions (issue #24, README "Leniency"): combinations no single
 //! rule wrote, read because each dimension is implemented once —
-//! - the call's place (no markers, R28) with its syntax (pythonic, R20): `get_weather(city="Paris")`
-//!   or `[get_weather(…)]` alone on its line where the template writes JSON calls in markers;
+//! - the call's place (no markers, R28) with its syntax (pythonic, R20): `[get_weather(city="Paris")]`
+//!   alone on its line where the template writes JSON calls in markers;
 //! - the name without the template's decoration (R35): `get_weather:0` for `functions.get_weather:0`,
 //!   a header without its counter, `function<｜tool▁sep｜>` or `call:` left out;
 //! - blanks inside a section marker that holds the list's bracket (R9): `<|tool_call_start|> [`.
@@ -49,9 +49,9 @@ const MARKED: [&str; 5] = [
 ];
 
 #[test]
-fn a_pythonic_call_without_markers_is_a_call() {
+fn a_pythonic_call_list_without_markers_is_read() {
     for template in MARKED {
-        let (m, d) = parse(template, r#"get_weather(city="Paris")"#, &[]);
+        let (m, d) = parse(template, r#"[get_weather(city="Paris")]"#, &[]);
         assert_eq!((calls(&m), m.content.as_str()), (vec![weather("Paris")], ""), "{template}: {d:?}");
         assert_eq!((count(&d, "R28"), count(&d, "R20")), (1, 1), "{template}: {d:?}");
 
@@ -60,7 +60,7 @@ fn a_pythonic_call_without_markers_is_a_call() {
         assert_eq!(m.content.trim(), "", "{template}");
         assert!(has(&d, "R28") && has(&d, "R20"), "{template}: {d:?}");
 
-        let (m, d) = parse(template, "Let me check.\nget_weather(city=\"Paris\", days=3)\nget_time(city=\"Rome\")", &[]);
+        let (m, d) = parse(template, "Let me check.\n[get_weather(city=\"Paris\", days=3)]\n[get_time(city=\"Rome\")]", &[]);
         assert_eq!(calls(&m), vec![("get_weather".into(), json!({"city": "Paris", "days": 3})), ("get_time".into(), json!({"city": "Rome"}))], "{template}");
         assert_eq!(m.content.trim(), "Let me check.", "{template}");
         assert_eq!(count(&d, "R28"), 2, "{template}: {d:?}");
@@ -72,14 +72,14 @@ fn a_pythonic_call_that_is_not_whole_or_not_alone_stays_content() {
     for template in MARKED {
         for out in [
             // In prose, or followed by more on its line: an example, not a call.
-            "Call get_weather(city=\"Paris\") now.",
-            "get_weather(city=\"Paris\") is how you would ask.",
+            "Call [get_weather(city=\"Paris\")] now.",
             "[get_weather(city=\"Paris\")] is a list.",
             // Not keyword arguments, not declared, not closed, a broken value.
-            "get_weather(\"Paris\")",
-            "search(city=\"Paris\")",
-            "get_weather(city=\"Paris\"",
-            "get_weather(city=Paris Texas)",
+            "[get_weather(\"Paris\")]",
+            "[search(city=\"Paris\")]",
+            "[get_weather(city=\"Paris\")",
+            "[get_weather(city=\"Paris\"]",
+            "[get_weather(city=Paris Texas)]",
         ] {
             let (m, d) = parse(template, out, &[]);
             assert_eq!((m.tool_calls.len(), m.content.as_str()), (0, out), "{template}: {out:?} {d:?}");

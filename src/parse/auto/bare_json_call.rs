@@ -3,8 +3,9 @@
 //!   start of a line, with none of the template's call markers (the model, or a decoder that skipped
 //!   special tokens, left them out);
 //! - rule R34, an output that is only a ```` ```json ```` fenced JSON call;
-//! - rule R28 in rule R20's syntax: a pythonic call (`get_weather(city="Paris")`), or a `[…]` list of
-//!   them, alone on its line: the syntax dimension composed with the marker-less one.
+//! - rule R28 in rule R20's syntax: a `[…]` list of pythonic calls (`[get_weather(city="Paris")]`)
+//!   alone on its line: the syntax dimension composed with the marker-less one. (A pythonic call
+//!   without its list is not looked for: searching content for every tool's name cost 4-7x.)
 //!
 //! Ordinary text holds JSON too, so such a candidate is read as a call only once all of it is seen
 //! to be one: every object a call naming a declared tool, with valid JSON arguments and no member a

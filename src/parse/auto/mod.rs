@@ -29,7 +29,7 @@ mod name_decoration;
 mod tool;
 mod untyped_value;
 
-use super::config::{bare_call_configs, bare_calls_apply, fallback_configs, pythonic_call_first_bytes, FallbackConfig, ParserConfig, ToolConfig, BARE_CALL_FIRST_BYTES};
+use super::config::{bare_call_configs, bare_calls_apply, fallback_configs, FallbackConfig, ParserConfig, ToolConfig, BARE_CALL_FIRST_BYTES};
 use super::drive::{machine_parts, Input, Machine};
 use super::emit::{Diagnostics, Emitter};
 use super::marker::{Expect, Marker};
@@ -130,9 +130,6 @@ pub struct AutoParser {
     /// `fallback`) once content holds one of their first bytes, so a request whose output has none
     /// does not pay for them.
     bare_unbuilt: bool,
-    /// The first bytes of the marker-less calls' triggers (`{`, `[`, a fence's `` ` ``, and the first
-    /// letters of the pythonic calls' `name(`).
-    bare_first_bytes: Box<[u8]>,
     /// No marker-less call candidate starts before this absolute offset (inside a rejected one).
     bare_from: usize,
     /// Content other than blanks was emitted.
@@ -183,7 +180,6 @@ impl AutoParser {
             text_marker_bytes: Box::new([false; 256]),
             ahead: None,
             bare_unbuilt,
-            bare_first_bytes: Box::new([]),
             bare_from: 0,
             content_started: false,
         };
@@ -204,12 +200,9 @@ impl AutoParser {
             p.text_marker_bytes[usize::from(b'`')] = true;
         }
         if p.bare_unbuilt {
-            let mut first = BARE_CALL_FIRST_BYTES.to_vec();
-            first.extend(cfg.tools.as_ref().map(|t| pythonic_call_first_bytes(&t.tools)).unwrap_or_default());
-            for &b in &first {
+            for b in BARE_CALL_FIRST_BYTES {
                 p.text_marker_bytes[usize::from(b)] = true;
             }
-            p.bare_first_bytes = first.into_boxed_slice();
         }
         p
     }
@@ -757,7 +750,7 @@ impl AutoParser {
         let mut unbuilt_scope = None;
         if self.bare_unbuilt {
             let s = Scope::new(text, &wanted);
-            if has_any_byte(s.text().as_bytes(), &self.bare_first_bytes) {
+            if has_any_byte(s.text().as_bytes(), &BARE_CALL_FIRST_BYTES) {
                 self.bare_unbuilt = false;
                 self.fallback = Rc::new(bare_call_configs(&self.base));
             } else {
