@@ -81,7 +81,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "R9",
         name: "marker in another spelling",
-        departure: r#"a marker in another spelling: ASCII `|` for `｜`, `_` or a space for `▁`, other letter case, a spelling the template source writes elsewhere (`analysis.sourceTokens`), an opener without its word (`<|channel>` for `<|channel>thought`), or the closer the template's token convention pairs with an opener it never closes (`[/TOOL_CALLS]`)"#,
+        departure: r#"a marker in another spelling: ASCII `|` for `｜`, `_` or a space for `▁`, other letter case, a spelling the template source writes elsewhere (`analysis.sourceTokens`), an opener without its word (`<|channel>` for `<|channel>thought`), the closer the template's token convention pairs with an opener it never closes (`[/TOOL_CALLS]`), or a call section marker that holds the list's bracket written with blanks between its token and the bracket (`<|tool_call_start|> [` for `<|tool_call_start|>[`, `]\n<|tool_call_end|>`)"#,
         action: r#"read as that marker; a call section opened in another spelling is read with all its markers in that spelling"#,
         example: r#"<|tool▁calls▁begin|> for <｜tool▁calls▁begin｜>"#,
     },
@@ -223,7 +223,7 @@ pub const RULES: &[Rule] = &[
         id: "R28",
         name: "bare JSON call",
         departure: r#"a JSON call object (`{"name": …, "arguments": …}`), or a `[…]` array of them, at the start of a line with none of the call markers the template writes (left out by the model, or by a decoder that skipped special tokens: Mistral's `[TOOL_CALLS]`)"#,
-        action: r#"read as calls once the whole object (or array) is seen to be calls of declared tools, with valid JSON arguments and no member a call does not have, in the template's own call object where it writes JSON calls (else `name` / `arguments` / `id`); anything else stays content as written, and the template's markers in it are read as always (an undeclared name is said in a diagnostic)"#,
+        action: r#"read as calls once the whole object (or array) is seen to be calls of declared tools, with valid JSON arguments and no member a call does not have, in the template's own call object where it writes JSON calls (else `name` / `arguments` / `id`); anything else stays content as written, and the template's markers in it are read as always (an undeclared name is said in a diagnostic). Composed with R20's syntax: a `[…]` list of pythonic calls (`[get_weather(city="Paris")]`) alone on its line, with keyword arguments whose literal values parse, is read the same way"#,
         example: r#"{"name": "get_weather", "arguments": {"city": "Paris"}} without [TOOL_CALLS]"#,
     },
     Rule {
@@ -262,6 +262,13 @@ pub const RULES: &[Rule] = &[
         example: r#"```json
 {"name": "f", "arguments": {}}
 ```"#,
+    },
+    Rule {
+        id: "R35",
+        name: "undecorated call name",
+        departure: r#"a call's name without the decoration the template writes around it, right after the call opener: its name prefix (`<|tool_call_begin|>get_weather:0` for `functions.get_weather:0`, `<｜tool▁call▁begin｜>f` for `function<｜tool▁sep｜>f`, `<|tool_call>f{…}` for `call:f{…}`) or a numbered header's counter (`functions.f<|tool_call_argument_begin|>` without `:0`)"#,
+        action: r#"read as that call when the name is declared, or delimited as R22 requires; the id a counter-less header would have carried is generated"#,
+        example: r#"<|tool_calls_section_begin|><|tool_call_begin|>get_weather:0<|tool_call_argument_begin|>{…}<|tool_call_end|><|tool_calls_section_end|>"#,
     },
     Rule {
         id: "",

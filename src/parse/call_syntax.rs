@@ -73,10 +73,48 @@ pub fn bracketless_dialect(cfg: &ParserConfig) -> Option<ParserConfig> {
     Some(ParserConfig { tools: Some(d), dialect_note: Some("a pythonic call section without the `[ … ]` the template writes in its markers (rule R21)"), ..cfg.clone() })
 }
 
+/// Blanks a model writes between a section marker's token and the list bracket the marker holds.
+const BLANKS: [&str; 5] = [" ", "\n", "\n\n", "  ", "\t"];
+
+/// For a pythonic call section whose markers hold the list's brackets (`<|tool_call_start|>[` …
+/// `]<|tool_call_end|>`): the markers with blanks between token and bracket
+/// (`<|tool_call_start|> [`, `]\n<|tool_call_end|>`), another spelling of them (rule R9) that
+/// [`bracket_departures`] adds to the section markers. Empty for any other layout.
+pub fn spaced_bracket_spellings(t: &ToolConfig) -> (Vec<String>, Vec<String>) {
+    if !(t.literal && t.format == ToolFormat::TagWithTagged) {
+        return (Vec::new(), Vec::new());
+    }
+    let open = t.section_start.core.strip_suffix('[').filter(|s| !s.is_empty() && !s.ends_with(crate::text::is_space));
+    let close = t.section_end.core.strip_prefix(']').filter(|s| !s.is_empty() && !s.starts_with(crate::text::is_space));
+    let opens = open.map(|o| BLANKS.iter().map(|b| format!("{o}{b}[")).collect()).unwrap_or_default();
+    let closes = close.map(|c| BLANKS.iter().map(|b| format!("]{b}{c}")).collect()).unwrap_or_default();
+    (opens, closes)
+}
+
+/// The section markers of `cfg` (and its trigger, when that is the section opener) learn their
+/// spellings with blanks between token and bracket ([`spaced_bracket_spellings`], rule R9).
+pub fn spaced_brackets(cfg: &mut ParserConfig) {
+    let Some(t) = cfg.tools.as_mut() else { return };
+    let (opens, closes) = spaced_bracket_spellings(t);
+    if !opens.is_empty() && t.trigger.core == t.section_start.core {
+        t.trigger.alts.extend(opens.iter().cloned());
+    }
+    t.section_start.alts.extend(opens);
+    t.section_end.alts.extend(closes);
+}
+
+/// Whether `matched` is `m`'s core with blanks inside it (not another respelling).
+pub fn blanks_inside(m: &Marker, matched: &str) -> bool {
+    let matched = matched.trim_matches(crate::text::is_space);
+    matched != m.core && matched.chars().filter(|c| !crate::text::is_space(*c)).eq(m.core.chars().filter(|c| !crate::text::is_space(*c)))
+}
+
 /// The bracket departures of `cfg` (rule R21): its trigger learns their spellings; returns the
-/// dialect that reads a section written without its brackets, if the layout has one.
+/// dialect that reads a section written without its brackets, if the layout has one. The section's
+/// markers also learn their spellings with blanks inside ([`spaced_bracket_spellings`], rule R9).
 pub fn bracket_departures(cfg: &mut ParserConfig) -> Option<ParserConfig> {
     let dialect = bracketless_dialect(cfg);
+    spaced_brackets(cfg);
     let t = cfg.tools.as_mut()?;
     let spellings = bare_array_spellings(t);
     t.trigger.alts.extend(spellings);

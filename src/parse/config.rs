@@ -226,6 +226,7 @@ pub fn fallback_configs(analysis: &Analysis, options: &RequestOptions) -> Vec<Fa
             }
             // Its pythonic variant (rule R20) names the fallback's convention too.
             cfg.pythonic = call_syntax::pythonic_variant(&cfg).map(Rc::new);
+            call_syntax::spaced_brackets(&mut cfg);
             FallbackConfig { cfg: Rc::new(cfg), line_start: f.line_start, bare: None }
         })
         .collect();
@@ -246,7 +247,7 @@ pub fn fallback_configs(analysis: &Analysis, options: &RequestOptions) -> Vec<Fa
 }
 
 /// Rule R28: a bare JSON call (or array of calls) with none of the template's call markers.
-pub const BARE_CALL_NOTE: &str = "a JSON tool call with none of the template's call markers, naming a declared tool: read as a call (rule R28)";
+pub const BARE_CALL_NOTE: &str = "a tool call with none of the template's call markers, naming a declared tool: read as a call (rule R28)";
 /// Rule R34: an output that is only a fenced JSON call.
 pub const FENCED_CALL_NOTE: &str = "an output that is only a ```json fenced JSON tool call naming a declared tool: read as a call (rule R34)";
 
@@ -278,6 +279,8 @@ pub fn bare_call_configs(base: &ParserConfig) -> Vec<FallbackConfig> {
     let blank = Marker::default;
     let variant = |open: &str, close: &str, array: bool, place: BareCallPlace| {
         let body = open.is_empty();
+        // A pythonic list (rule R20's syntax) starts as the array does, with `[`; a pythonic call without
+        // its list has no trigger: searching content for every tool's name made parsing 4-7x slower.
         let trigger = Marker::new(if !body { open } else if array { "[" } else { "{" });
         let t = ToolConfig {
             format: ToolFormat::JsonNative,
@@ -312,7 +315,7 @@ pub fn bare_call_configs(base: &ParserConfig) -> Vec<FallbackConfig> {
             undeclared: false,
         };
         let note = if place == BareCallPlace::WholeOutputFence { FENCED_CALL_NOTE } else { BARE_CALL_NOTE };
-        let cfg = ParserConfig {
+        let mut cfg = ParserConfig {
             tools: Some(t),
             bare_note: Some(note),
             fallback_rule: None,
@@ -322,6 +325,10 @@ pub fn bare_call_configs(base: &ParserConfig) -> Vec<FallbackConfig> {
             unwritten_closer: blank(),
             ..base.clone()
         };
+        if place == BareCallPlace::LineStart {
+            // The syntax dimension composes with this one: pythonic calls where an object is due (R20).
+            cfg.pythonic = call_syntax::pythonic_variant(&cfg).map(Rc::new);
+        }
         FallbackConfig { cfg: Rc::new(cfg), line_start: place == BareCallPlace::LineStart, bare: Some(place) }
     };
     vec![

@@ -2,7 +2,10 @@
 //! - rule R28, a JSON call object (`{"name": …, "arguments": …}`), or a `[…]` array of them, at the
 //!   start of a line, with none of the template's call markers (the model, or a decoder that skipped
 //!   special tokens, left them out);
-//! - rule R34, an output that is only a ```` ```json ```` fenced JSON call.
+//! - rule R34, an output that is only a ```` ```json ```` fenced JSON call;
+//! - rule R28 in rule R20's syntax: a `[…]` list of pythonic calls (`[get_weather(city="Paris")]`)
+//!   alone on its line: the syntax dimension composed with the marker-less one. (A pythonic call
+//!   without its list is not looked for: searching content for every tool's name cost 4-7x.)
 //!
 //! Ordinary text holds JSON too, so such a candidate is read as a call only once all of it is seen
 //! to be one: every object a call naming a declared tool, with valid JSON arguments and no member a
@@ -20,6 +23,7 @@ use crate::api::Delta;
 use crate::parse::config::{BareCallPlace, FallbackConfig, ToolConfig};
 use crate::parse::json_extent::json_error;
 use crate::parse::jsoncall::{CallData, CallFeed, JsonCall};
+use crate::parse::pythonic_check::{starts_call, PyCheck, PythonicCall};
 use crate::text::is_space;
 use std::rc::Rc;
 
@@ -32,6 +36,10 @@ enum Phase {
     #[default]
     Open,
     Object,
+    /// A pythonic call (rule R20's syntax, where the configuration reads one).
+    Pythonic,
+    /// After a pythonic call or list: only blanks up to the end of the line (or of the output).
+    LineEnd,
     /// After a call object: `,` or `]` in an array, the closing fence, or the end.
     After,
     /// Backticks of the closing fence read so far.
@@ -53,6 +61,9 @@ pub(super) struct Ahead {
     objects: usize,
     json: JsonCall,
     data: CallData,
+    /// A pythonic call was begun (the candidate must then end its line).
+    pythonic: bool,
+    call: PythonicCall,
 }
 
 enum Verdict {
@@ -64,7 +75,8 @@ enum Verdict {
 
 impl Ahead {
     /// Feed the candidate's text from where the last call stopped.
-    fn check(&mut self, text: &str, t: &ToolConfig, place: BareCallPlace, eof: bool) -> Verdict {
+    /// `pythonic`: the configuration also reads pythonic calls where a call object is due.
+    fn check(&mut self, text: &str, t: &ToolConfig, place: BareCallPlace, pythonic: bool, eof: bool) -> Verdict {
         let from = self.fed;
         for (i, c) in text.get(from..).unwrap_or("").char_indices() {
             let at = from + i;
@@ -82,7 +94,26 @@ impl Ahead {
                             return Verdict::Not(at, why);
                         }
                     }
+                    _ if pythonic && starts_call(c) => {
+                        self.objects += 1;
+                        self.pythonic = true;
+                        self.call = PythonicCall::default();
+                        self.phase = Phase::Pythonic;
+                        if let PyCheck::Not(why) = self.call.feed(c, t) {
+                            return Verdict::Not(at, why);
+                        }
+                    }
                     _ => return Verdict::Not(at, "no call object"),
+                },
+                Phase::Pythonic => match self.call.feed(c, t) {
+                    PyCheck::More => {}
+                    PyCheck::Not(why) => return Verdict::Not(at, why),
+                    PyCheck::Done => self.phase = if self.in_array { Phase::After } else { Phase::LineEnd },
+                },
+                Phase::LineEnd => match c {
+                    '\n' => return Verdict::Call,
+                    _ if is_space(c) => {}
+                    _ => return Verdict::Not(at, "text after the pythonic call on its line"),
                 },
                 Phase::Object => match self.json.feed(c, t, &mut self.data) {
                     CallFeed::More => {}
@@ -106,6 +137,10 @@ impl Ahead {
                     ',' if self.in_array => self.phase = Phase::Open,
                     ']' if self.in_array => {
                         self.in_array = false;
+                        if self.pythonic {
+                            self.phase = Phase::LineEnd;
+                            continue;
+                        }
                         if place == BareCallPlace::LineStart {
                             return Verdict::Call;
                         }
@@ -125,7 +160,7 @@ impl Ahead {
         }
         match (eof, self.phase) {
             (false, _) => Verdict::NeedMore,
-            (true, Phase::Trailing) => Verdict::Call,
+            (true, Phase::Trailing | Phase::LineEnd) => Verdict::Call,
             (true, _) => Verdict::Not(text.len(), "cut off"),
         }
     }
@@ -155,7 +190,7 @@ impl AutoParser {
             Some(a) if a.at == abs => a,
             _ => Ahead { at: abs, fed: if place == BareCallPlace::WholeOutputFence { e } else { 0 }, ..Ahead::default() },
         };
-        match ahead.check(text, t, place, eof) {
+        match ahead.check(text, t, place, f.cfg.pythonic.is_some(), eof) {
             Verdict::NeedMore => {
                 self.ahead = Some(ahead);
                 Step::Wait

@@ -46,7 +46,9 @@ impl AutoParser {
         debug_assert!(matches!(t.args_start.expect("(", true), Expect::Matched(_)));
         self.call.body_checked = true;
         let skip = text.len() - rest.len();
-        self.diag(abs + skip, "a pythonic tool call where the template writes JSON call objects (rule R20)");
+        // Marker-less (R28), the template's own calls need not be JSON: the departure is the syntax.
+        let message = if self.cfg.bare_note.is_some() { "a pythonic tool call where a JSON call object is read (rule R20)" } else { "a pythonic tool call where the template writes JSON call objects (rule R20)" };
+        self.diag(abs + skip, message);
         self.call.swapped_from = Some(Rc::clone(&self.cfg));
         self.cfg = variant;
         self.state = State::Tool(ToolStep::Name);

@@ -53,6 +53,13 @@ impl AutoParser {
             self.diag(abs, format!("marker {:?} written as {v:?} (rule R9)", m.core));
         }
     }
+
+    /// A marker that holds a list bracket was written with blanks between its token and the bracket
+    /// (`<|tool_call_start|> [` for `<|tool_call_start|>[`): another spelling of it (rule R9).
+    pub(super) fn note_blanks_inside(&mut self, core: &str, matched: &str, abs: usize) {
+        let at = abs + (matched.len() - matched.trim_start_matches(crate::text::is_space).len());
+        self.diag(at, format!("marker {core:?} written with blanks inside, as {:?} (rule R9)", matched.trim_matches(crate::text::is_space)));
+    }
 }
 
 impl AutoParser {

@@ -14,6 +14,8 @@
 //! [`Diagnostic`] is recorded. Only `finish(is_partial = false)` inside an unfinished call errors.
 
 mod bare_json_call;
+mod call_body;
+mod call_header;
 mod call_syntax_swap;
 mod dropped;
 mod json_departures;
@@ -23,6 +25,7 @@ mod key_value_args;
 mod lenient_markers;
 mod tag_wrapped_call;
 mod missing_call_opener;
+mod name_decoration;
 mod tool;
 mod untyped_value;
 
@@ -825,8 +828,13 @@ impl AutoParser {
         } else {
             ToolStep::Name
         };
+        let spelled = text.get(s..e).unwrap_or("");
+        let blanks = (section && crate::parse::call_syntax::blanks_inside(&tools.section_start, spelled)).then(|| tools.section_start.core.clone());
         self.section_open = section_open;
-        self.enter_dialect(text.get(s..e).unwrap_or(""), abs + s);
+        if let Some(core) = blanks {
+            self.note_blanks_inside(&core, spelled, abs + s);
+        }
+        self.enter_dialect(spelled, abs + s);
         let from = self.call_prefix_before(text, s, abs);
         self.emit_content(text.get(..from).unwrap_or(""), out);
         let consumed = if body { s } else { e };
@@ -871,7 +879,7 @@ impl AutoParser {
             return Some(if p == 0 { Step::Wait } else { Step::Adv(p) });
         }
         let rest = text.get(s..).unwrap_or("");
-        let longer = fallback.iter().filter_map(|f| f.cfg.tools.as_ref()).any(|t| t.trigger.core.len() > rest.len() && t.trigger.core.starts_with(rest));
+        let longer = fallback.iter().filter_map(|f| f.cfg.tools.as_ref()).any(|t| t.trigger.spellings().any(|c| c.len() > rest.len() && c.starts_with(rest)));
         if longer && !eof && !self.in_code {
             self.emit_content(text.get(..s).unwrap_or(""), out);
             return Some(if s == 0 { Step::Wait } else { Step::Adv(s) });

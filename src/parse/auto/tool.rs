@@ -2,36 +2,86 @@
 //! arguments in the analysed layout (JSON, tagged, literal, or a JSON-native call object).
 
 use super::{AutoParser, Scope, State, Step};
-use crate::findings::{CallIdPosition, ToolFormat};
+use crate::findings::ToolFormat;
 use crate::parse::json::{escape_inner, Feed, JsonValue, PyToJson};
 use crate::parse::config::{is_tool_name_char, ToolConfig, MAX_TOOL_NAME};
-use crate::parse::jsoncall::{CallData, CallFeed, JsonCall, UNDECLARED};
+use crate::parse::jsoncall::{CallData, CallFeed, JsonCall};
 use crate::parse::literal::LiteralValue;
 use crate::parse::marker::{Expect, Marker};
 use crate::text::is_space;
 use std::rc::Rc;
 
 /// Longest name / id / argument name read before giving up on a marker.
-const MAX_NAME: usize = 512;
+pub(super) const MAX_NAME: usize = 512;
+
+/// Go to call state `s` having consumed `n` bytes.
+pub(super) fn goto(p: &mut AutoParser, s: ToolStep, n: usize) -> Step {
+    p.state = State::Tool(s);
+    Step::Adv(n)
+}
 
 /// Whether a name, id or argument name that is still open can no longer end within `MAX_NAME`
 /// bytes: a closing marker (up to `marker` bytes with its lead) starting by then would already be
 /// in `text`. The limit is decided on the text position, never on how much happens to be buffered,
 /// so every chunking (and the whole text) takes the same decision.
-fn past_name_limit(text: &str, marker: usize) -> bool {
+pub(super) fn past_name_limit(text: &str, marker: usize) -> bool {
     text.len() > MAX_NAME + marker
 }
 
 /// The start of `text` in which a name, id or argument name within `MAX_NAME` and its closing marker
 /// (up to `marker` bytes) can lie: searching further decides nothing more, and a call that fails
 /// would otherwise search the rest of the output again each time.
-fn name_window(text: &str, marker: usize) -> &str {
+pub(super) fn name_window(text: &str, marker: usize) -> &str {
     text.get(..super::floor_boundary(text, MAX_NAME + marker + 4)).unwrap_or(text)
 }
 
 /// The longest `lead + core` among `markers`.
-fn longest(markers: &[&Marker]) -> usize {
+pub(super) fn longest(markers: &[&Marker]) -> usize {
     markers.iter().map(|m| m.lead.len() + m.core.len()).max().unwrap_or(0)
+}
+
+/// A departure from the call layout, tried at a call state before the template's own reading of it
+/// (README "Leniency"; each names its rule in the diagnostic it adds when taken).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Departure {
+    /// An array where one call object is due, or the reverse (R16, R21; `json_departures.rs`).
+    ArrayForObject,
+    /// A pythonic call where a JSON call object is due (R20; `call_syntax_swap.rs`).
+    PythonicForJson,
+    /// A marker-less call ends after its object (R28; `bare_json_call.rs`).
+    BareCallEnd,
+    /// After a call object: `;`, a JSON call in a pythonic section, … (R8, R16; `json_departures.rs`).
+    AfterJsonCall,
+    /// A JSON call object where a pythonic call is due (R18; `json_departures.rs`).
+    JsonForPythonic,
+    /// A JSON call object right after a tagged call's opener (R23; `json_in_tagged.rs`).
+    JsonCallInTagged,
+    /// A JSON object where a tagged call's first argument is due (R26; `json_in_tagged.rs`).
+    JsonArgsInTagged,
+    /// `key=value` pairs after a tagged call's name (R24; `key_value_args.rs`).
+    KeyValueArgs,
+    /// Calls of a section separated by `;` (R16; `json_departures.rs`).
+    SemicolonBetweenCalls,
+    /// Another literal call in the same call block (R16; `tool.rs`).
+    LiteralCallAfter,
+}
+
+/// The departures tried at each call state, in order: the one table of their priority. A state's
+/// own reading comes after them; what a state reads when its own marker is absent (R31 a call without
+/// its opener, R35 a name without its decoration) is tried there, after the canonical reading fails.
+pub fn departures_at(step: ToolStep) -> &'static [Departure] {
+    use Departure::*;
+    match step {
+        ToolStep::JsonOpen => &[ArrayForObject, PythonicForJson],
+        ToolStep::JsonObj => &[PythonicForJson],
+        ToolStep::JsonAfter => &[BareCallEnd, AfterJsonCall],
+        ToolStep::Name => &[JsonForPythonic, JsonCallInTagged],
+        ToolStep::NamePrefix => &[JsonCallInTagged],
+        ToolStep::ArgNext => &[JsonArgsInTagged, KeyValueArgs],
+        ToolStep::Section => &[SemicolonBetweenCalls],
+        ToolStep::AfterArgs(k) if k != Closing::ArgsEnd => &[LiteralCallAfter],
+        _ => &[],
+    }
 }
 
 /// Where a tool call is.
@@ -96,7 +146,7 @@ pub enum Closing {
 }
 
 impl Closing {
-    fn next(self) -> Closing {
+    pub(super) fn next(self) -> Closing {
         match self {
             Closing::ArgsEnd => Closing::Id,
             Closing::Id => Closing::FunctionClose,
@@ -174,312 +224,41 @@ pub struct Call {
 }
 
 impl AutoParser {
+    /// One step of a call: the departures the table tries at `step` ([`departures_at`]), in order,
+    /// then the template's own state.
     pub(super) fn step_tool(&mut self, step: ToolStep, text: &str, abs: usize, eof: bool) -> Step {
         if step == ToolStep::JsonObj {
             self.call.json_object = true;
         }
-        // Departures from the JSON call layout (rules R16, R18, `json_departures.rs`).
-        let departure = match step {
-            ToolStep::JsonOpen => self.json_open_departure(text, abs).or_else(|| self.pythonic_in_json(text, abs, eof)),
-            ToolStep::JsonObj => self.pythonic_in_json(text, abs, eof),
-            ToolStep::JsonAfter => self.bare_call_after().or_else(|| self.json_after_departure(text, abs, eof)),
-            ToolStep::Name => self.json_in_pythonic_departure(text, abs).or_else(|| self.json_call_in_tagged(step, text, abs, eof)),
-            ToolStep::NamePrefix => self.json_call_in_tagged(step, text, abs, eof),
-            ToolStep::ArgNext => self.json_body_in_tagged(text, abs, eof).or_else(|| self.key_value_args(text, abs, eof)),
-            ToolStep::Section => self.section_separator_departure(text, abs),
-            ToolStep::AfterArgs(k) if k != Closing::ArgsEnd => self.literal_call_after_departure(text, abs, eof),
-            _ => None,
-        };
-        if let Some(step) = departure {
-            return step;
+        for &d in departures_at(step) {
+            if let Some(taken) = self.try_departure(d, step, text, abs, eof) {
+                return taken;
+            }
         }
-        let Some(t) = self.cfg.tools.as_ref() else {
-            self.state = State::Content;
-            return Step::Adv(0);
-        };
-        let goto = |p: &mut AutoParser, s: ToolStep, n: usize| {
-            p.state = State::Tool(s);
-            Step::Adv(n)
-        };
+        let cfg = Rc::clone(&self.cfg);
+        let Some(t) = cfg.tools.as_ref() else { return self.no_tools() };
         match step {
-            ToolStep::Section => {
-                let calls_start = if t.per_call_start.is_empty() { &t.name_prefix } else { &t.per_call_start };
-                // Without any call marker a call starts with its name (`[f(a=1), g(b=2)]`).
-                let bare = calls_start.is_empty();
-                let (call_m, end_m) = (calls_start.expect(text, eof), t.section_end.expect(text, eof));
-                if let Expect::Matched(n) = call_m {
-                    let skip = text.len() - text.trim_start_matches(is_space).len();
-                    let next = if t.per_call_start.is_empty() { ToolStep::Name } else { ToolStep::CallOpen };
-                    let raw = self.section_raw();
-                    self.begin_call(abs + skip, &raw);
-                    return goto(self, next, n);
-                }
-                if let Expect::Matched(n) = end_m {
-                    self.trail = t.section_end.trail.clone();
-                    return goto(self, ToolStep::RepeatedClose(Closer::Section), n);
-                }
-                let rest = text.trim_start_matches(is_space);
-                if let Some(r) = rest.strip_prefix(',') {
-                    return Step::Adv(text.len() - r.len());
-                }
-                if call_m == Expect::NeedMore || end_m == Expect::NeedMore || (rest.is_empty() && !eof) {
-                    return Step::Wait;
-                }
-                if bare && !rest.is_empty() {
-                    let skip = text.len() - rest.len();
-                    let raw = self.section_raw();
-                    self.begin_call(abs + skip, &raw);
-                    return goto(self, ToolStep::Name, skip);
-                }
-                if let Some(step) = self.call_without_opener(text, abs, eof) {
-                    return step;
-                }
-                let Some(t) = self.cfg.tools.as_ref() else { return Step::Adv(0) };
-                let unclosed = !t.section_end.is_empty() && !(eof && rest.is_empty());
-                if unclosed && !self.call.committed {
-                    // A section that read no call: its opener goes back to the content.
-                    return Step::Fail("tool-call section not closed", 0);
-                }
-                if unclosed {
-                    self.diag(abs, "tool-call section not closed");
-                }
-                self.state = State::Content;
-                Step::Adv(0)
-            }
-            ToolStep::CallOpen => {
-                let next = if t.id_pos == CallIdPosition::PreFuncName && !t.id_prefix.is_empty() {
-                    // `<|tool_call:begin|>ID<|tool_call:name|>f`: the call start already opened the id.
-                    if t.id_prefix.core == t.per_call_start.core { ToolStep::IdValue(IdAt::Pre) } else { ToolStep::IdOpen(IdAt::Pre) }
-                } else {
-                    ToolStep::NamePrefix
-                };
-                goto(self, next, 0)
-            }
-            ToolStep::NamePrefix => {
-                if t.name_prefix.is_empty() {
-                    return goto(self, ToolStep::Name, 0);
-                }
-                match t.name_prefix.expect(text, eof) {
-                    Expect::Matched(n) => goto(self, ToolStep::Name, n),
-                    Expect::NeedMore => Step::Wait,
-                    Expect::No => Step::Fail("expected the function name marker", 0),
-                }
-            }
-            ToolStep::Name => {
-                let rest = text.trim_start_matches(is_space);
-                let skip = text.len() - rest.len();
-                match match_name(rest, t, eof) {
-                    NameMatch::Found(i, n) => {
-                        self.call.data.tool = Some(i);
-                        self.call.data.name = t.tools.get(i).map(|d| d.name.clone()).unwrap_or_default();
-                        goto(self, ToolStep::NameSuffix, skip + n)
-                    }
-                    NameMatch::Undeclared(n) => {
-                        self.call.data.tool = Some(UNDECLARED);
-                        self.call.data.name = rest.get(..n).unwrap_or("").to_string();
-                        goto(self, ToolStep::NameSuffix, skip + n)
-                    }
-                    NameMatch::NeedMore => Step::Wait,
-                    NameMatch::No => Step::Fail("unknown function name in tool call", 0),
-                }
-            }
-            ToolStep::NameSuffix => {
-                if let Some(head) = t.counter_head.as_ref().filter(|_| !self.call.counted) {
-                    let Some(rest) = text.strip_prefix(head.as_str()) else {
-                        return if !eof && head.starts_with(text) { Step::Wait } else { Step::Fail("expected the call counter", 0) };
-                    };
-                    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-                    // Decided on the digits' position alone: a counter longer than the limit fails
-                    // whether or not its end is buffered yet.
-                    if digits > MAX_NAME {
-                        return Step::Fail("call counter too long", 0);
-                    }
-                    if digits == rest.len() && !eof {
-                        return Step::Wait;
-                    }
-                    if digits == 0 {
-                        return Step::Fail("expected the call counter", 0);
-                    }
-                    let n = head.len() + digits;
-                    // The numbered header is the call id: `functions.f:0`.
-                    self.call.data.id = format!("{}{}{}", t.name_prefix.core, self.call.data.name, text.get(..n).unwrap_or(""));
-                    self.call.counted = true;
-                    return Step::Adv(n);
-                }
-                let next = if t.id_pos == CallIdPosition::BetweenFuncAndArgs && !t.id_prefix.is_empty() {
-                    ToolStep::IdOpen(IdAt::Mid)
-                } else {
-                    ToolStep::ArgsOpen
-                };
-                if t.name_suffix.is_empty() {
-                    return goto(self, next, 0);
-                }
-                match t.name_suffix.expect(text, eof) {
-                    Expect::Matched(n) => {
-                        self.trail = t.name_suffix.trail.clone();
-                        goto(self, next, n)
-                    }
-                    Expect::NeedMore => Step::Wait,
-                    Expect::No => Step::Fail("expected the marker after the function name", 0),
-                }
-            }
+            ToolStep::Section => self.step_section(text, abs, eof),
+            ToolStep::CallOpen => self.step_call_open(text, abs, eof),
+            ToolStep::NamePrefix => self.step_name_prefix(text, abs, eof),
+            ToolStep::Name => self.step_name(text, abs, eof),
+            ToolStep::NameSuffix => self.step_name_suffix(text, abs, eof),
             ToolStep::IdOpen(at) => match t.id_prefix.expect(text, eof) {
                 Expect::Matched(n) => goto(self, ToolStep::IdValue(at), n),
                 Expect::NeedMore => Step::Wait,
                 Expect::No => goto(self, ToolStep::IdClose(at), 0),
             },
-            ToolStep::IdValue(at) => {
-                let ends: Vec<&Marker> = [&t.id_suffix, &t.args_start, &t.name_prefix, &t.close, &t.per_call_end, &t.section_end].into_iter().filter(|m| !m.is_empty()).collect();
-                // The id must end within the limit (one byte for the word end without markers).
-                let reach = if ends.is_empty() { 1 } else { longest(&ends) };
-                // Searched only as far as an id within the limit can end: the decisions below are the
-                // same, and a call that fails here is not re-scanned to the end of the text each time
-                // (repeated `[CALL_ID]` headers without their `[ARGS]` were quadratic).
-                let window = name_window(text, reach);
-                let scope = Scope::new(window, &ends);
-                let found = ends.iter().filter_map(|m| scope.find(m)).map(|(s, _)| s).min();
-                // Without any end marker the id is one word (ends at whitespace or the arguments).
-                let stop = if ends.is_empty() { window.find(|c: char| is_space(c) || c == '{' || c == '[') } else { found };
-                match stop {
-                    Some(s) if s > MAX_NAME => Step::Fail("call id too long", 0),
-                    Some(s) => {
-                        self.call.data.id = text.get(..s).unwrap_or("").trim_matches(is_space).to_string();
-                        goto(self, ToolStep::IdClose(at), s)
-                    }
-                    None if eof && text.len() > MAX_NAME => Step::Fail("call id too long", 0),
-                    None if eof => {
-                        self.call.data.id = text.trim_matches(is_space).to_string();
-                        goto(self, ToolStep::IdClose(at), text.len())
-                    }
-                    None if past_name_limit(text, reach) => Step::Fail("call id too long", 0),
-                    None => Step::Wait,
-                }
-            }
-            ToolStep::IdClose(at) => {
-                let next = match at {
-                    // The id's closing marker may be the name's opening one (`ID<|tool_call:name|>f`).
-                    IdAt::Pre if t.id_suffix.core == t.name_prefix.core => ToolStep::Name,
-                    IdAt::Pre => ToolStep::NamePrefix,
-                    IdAt::Mid => ToolStep::ArgsOpen,
-                    IdAt::Post => ToolStep::AfterArgs(Closing::FunctionClose),
-                };
-                match t.id_suffix.expect(text, eof) {
-                    Expect::Matched(n) => goto(self, next, n),
-                    Expect::NeedMore => Step::Wait,
-                    Expect::No => goto(self, next, 0),
-                }
-            }
-            ToolStep::ArgsOpen => {
-                // Tagged arguments: the header waits for the first argument (rule R26, `json_in_tagged.rs`).
-                if !super::json_in_tagged::tagged(t) {
-                    self.call.header_ready = true;
-                }
-                let next = if t.format == ToolFormat::TagWithTagged { ToolStep::ArgNext } else { ToolStep::JsonArgs };
-                if t.args_start.is_empty() {
-                    return goto(self, next, 0);
-                }
-                match t.args_start.expect(text, eof) {
-                    Expect::Matched(n) => goto(self, next, n),
-                    Expect::NeedMore => Step::Wait,
-                    Expect::No => goto(self, next, 0),
-                }
-            }
+            ToolStep::IdValue(at) => self.step_id_value(at, text, abs, eof),
+            ToolStep::IdClose(at) => self.step_id_close(at, text, abs, eof),
+            ToolStep::ArgsOpen => self.step_args_open(text, abs, eof),
             ToolStep::JsonArgs => {
                 let mut value = std::mem::take(&mut self.call.json_args);
                 let r = self.json_args(&mut value, text, eof);
                 self.call.json_args = value;
                 r
             }
-            ToolStep::ArgNext => {
-                if !t.arg_separator.is_empty() {
-                    if let Expect::Matched(n) = t.arg_separator.expect(text, eof) {
-                        if self.call.arg_count > 0 {
-                            return Step::Adv(n);
-                        }
-                    }
-                }
-                if t.literal {
-                    return match t.args_end.expect(text, eof) {
-                        Expect::Matched(_) => {
-                            let close = if self.call.arg_count == 0 { "{}" } else { "}" };
-                            self.call.data.args.push_str(close);
-                            self.call.data.args_complete = true;
-                            goto(self, ToolStep::AfterArgs(Closing::ArgsEnd), 0)
-                        }
-                        Expect::NeedMore => Step::Wait,
-                        Expect::No => {
-                            let rest = text.trim_start_matches(is_space);
-                            if rest.is_empty() { Step::Wait } else { goto(self, ToolStep::ArgName, text.len() - rest.len()) }
-                        }
-                    };
-                }
-                match t.arg_name_prefix.expect(text, eof) {
-                    Expect::Matched(n) => goto(self, ToolStep::ArgName, n),
-                    Expect::NeedMore => Step::Wait,
-                    Expect::No => {
-                        let close = if self.call.arg_count == 0 { "{}" } else { "}" };
-                        self.call.data.args.push_str(close);
-                        self.call.data.args_complete = true;
-                        goto(self, ToolStep::AfterArgs(Closing::ArgsEnd), 0)
-                    }
-                }
-            }
-            ToolStep::ArgName => {
-                let end = if t.arg_name_suffix.is_empty() { &t.value_prefix } else { &t.arg_name_suffix };
-                let reach = longest(&[end, &t.typed_value_prefix]);
-                // Searched only as far as a name within the limit can end (the decisions below are the
-                // same): a whole text is not scanned again for every call that breaks here.
-                let window = name_window(text, reach);
-                let found = end.find(window).or_else(|| if eof && end.is_empty() { Some((text.len(), text.len())) } else { None });
-                // A typed value prefix right after the name says the value is JSON.
-                let typed = if t.arg_name_suffix.is_empty() { t.typed_value_prefix.find(window) } else { None };
-                let (found, typed) = match (found, typed) {
-                    (f, Some(ty)) if f.is_none_or(|(s, _)| ty.0 < s) => (Some(ty), true),
-                    (f, _) => (f, false),
-                };
-                let Some((s, e)) = found.filter(|&(s, _)| s <= MAX_NAME) else {
-                    let closed_late = found.is_some();
-                    return if closed_late || past_name_limit(text, reach) || eof { Step::Fail("argument name not closed", 0) } else { Step::Wait };
-                };
-                let name = text.get(..s).unwrap_or("").trim_matches(is_space).trim_matches(|c| c == '"' || c == '\'');
-                // Another argument opened before this one's name was closed (the prefix's quote may
-                // have gone to the value marker: `name="a<p name=" string="false">`).
-                let opener = t.arg_name_prefix.core.trim_end_matches(['"', '\'']);
-                if !opener.is_empty() && name.contains(opener) {
-                    return Step::Fail("argument name not closed", 0);
-                }
-                if t.literal && (name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.')) {
-                    return Step::Fail("invalid argument name", 0);
-                }
-                let tool = self.call.data.tool.and_then(|i| t.tools.get(i));
-                let is_string = !typed && (!t.typed_value_prefix.is_empty() || tool.is_none_or(|d| d.is_string(name)));
-                let call = &mut self.call;
-                call.data.args.push_str(if call.arg_count == 0 { "{" } else { "," });
-                call.data.args.push_str(&serde_json::Value::from(name).to_string());
-                call.data.args.push(':');
-                call.data.args_seen = true;
-                call.arg_count += 1;
-                call.value_is_string = is_string;
-                call.value_empty = true;
-                call.raw_wrap = RawWrap::Unchecked;
-                call.value_norm = PyToJson::default();
-                call.typed_raw.clear();
-                call.literal = LiteralValue::default();
-                // No schema for it: a whole JSON object or array stays JSON (rule R14).
-                let schemaless = is_string && t.typed_value_prefix.is_empty() && t.raw_value.0.is_empty() && tool.is_none_or(|d| !d.declares(name));
-                let nullable = is_string && !t.literal && t.typed_value_prefix.is_empty() && tool.is_some_and(|d| d.is_nullable(name));
-                call.sniff = match () {
-                    _ if schemaless && !t.literal => super::untyped_value::Sniff::Pending,
-                    _ if nullable => super::untyped_value::Sniff::Null,
-                    _ => super::untyped_value::Sniff::Off,
-                };
-                if is_string && !t.literal && call.sniff == super::untyped_value::Sniff::Off {
-                    call.data.args.push('"');
-                }
-                self.trail = if typed { t.typed_value_prefix.trail.clone() } else { end.trail.clone() };
-                let next = if !t.arg_name_suffix.is_empty() && !t.value_prefix.is_empty() { ToolStep::ValuePrefix } else { ToolStep::Value };
-                goto(self, next, e)
-            }
+            ToolStep::ArgNext => self.step_arg_next(text, abs, eof),
+            ToolStep::ArgName => self.step_arg_name(text, abs, eof),
             ToolStep::ValuePrefix => match t.value_prefix.expect(text, eof) {
                 Expect::Matched(n) => {
                     self.trail = t.value_prefix.trail.clone();
@@ -490,122 +269,40 @@ impl AutoParser {
             },
             ToolStep::Value if t.literal => self.literal_value(text, eof),
             ToolStep::Value => self.tagged_value(text, abs, eof),
-            ToolStep::AfterArgs(k) => {
-                let m = match k {
-                    Closing::ArgsEnd => &t.args_end,
-                    Closing::Id => {
-                        let next = if t.id_pos == CallIdPosition::PostArgs && !t.id_prefix.is_empty() {
-                            ToolStep::IdOpen(IdAt::Post)
-                        } else {
-                            ToolStep::AfterArgs(Closing::FunctionClose)
-                        };
-                        return goto(self, next, 0);
-                    }
-                    Closing::FunctionClose => &t.close,
-                    Closing::CallEnd => &t.per_call_end,
-                    Closing::Done => return self.end_call(),
-                };
-                if m.is_empty() {
-                    return goto(self, ToolStep::AfterArgs(k.next()), 0);
-                }
-                match m.expect(text, eof) {
-                    Expect::Matched(n) => {
-                        self.trail = m.trail.clone();
-                        let next = if k == Closing::CallEnd { ToolStep::RepeatedClose(Closer::Call) } else { ToolStep::AfterArgs(k.next()) };
-                        goto(self, next, n)
-                    }
-                    Expect::NeedMore => Step::Wait,
-                    Expect::No => {
-                        if let Some(step) = self.whole_call_not_closed() {
-                            return step;
-                        }
-                        if !(eof && text.trim_matches(is_space).is_empty()) {
-                            self.diag(abs, format!("expected `{}` after tool-call arguments", m.core));
-                        }
-                        goto(self, ToolStep::AfterArgs(k.next()), 0)
-                    }
-                }
-            }
-            ToolStep::JsonOpen => {
-                let rest = text.trim_start_matches(is_space);
-                let skip = text.len() - rest.len();
-                match rest.chars().next() {
-                    None if !eof => Step::Wait,
-                    Some('[') if t.json.array_wrapped && !self.in_array => {
-                        self.in_array = true;
-                        Step::Adv(skip + 1)
-                    }
-                    Some('{') => {
-                        self.call.json = JsonCall::default();
-                        goto(self, ToolStep::JsonObj, skip)
-                    }
-                    _ => Step::Fail("expected a JSON tool call object", 0),
-                }
-            }
+            ToolStep::AfterArgs(k) => self.step_after_args(k, text, abs, eof),
+            ToolStep::JsonOpen => self.step_json_open(text, abs, eof),
             ToolStep::JsonObj => {
                 let mut json = std::mem::take(&mut self.call.json);
                 let r = self.json_object(&mut json, text, eof);
                 self.call.json = json;
                 r
             }
-            ToolStep::JsonAfter => {
-                let rest = text.trim_start_matches(is_space);
-                let skip = text.len() - rest.len();
-                match rest.chars().next() {
-                    None if !eof => Step::Wait,
-                    Some(',') => {
-                        self.begin_call(abs + skip, "");
-                        self.call.json = JsonCall::default();
-                        self.state = State::Tool(ToolStep::JsonObj);
-                        Step::Adv(skip + 1)
-                    }
-                    Some(']') if self.in_array => {
-                        self.in_array = false;
-                        goto(self, ToolStep::JsonEnd, skip + 1)
-                    }
-                    // Templates without a closing marker write parallel calls back to back
-                    // (`{"name": …}{"name": …}`, Llama 4): another object is another call.
-                    Some('{') if !self.in_array && (if !t.section_start.is_empty() { &t.section_end } else { &t.per_call_end }).is_empty() => {
-                        self.begin_call(abs + skip, "");
-                        self.call.json = JsonCall::default();
-                        goto(self, ToolStep::JsonObj, skip)
-                    }
-                    // `[{…}{…}]`: the comma between two calls of the array left out (rule R8).
-                    Some('{') if self.in_array => {
-                        self.diag(abs + skip, "missing comma between two tool calls of the array (rule R8)");
-                        self.begin_call(abs + skip, "");
-                        self.call.json = JsonCall::default();
-                        goto(self, ToolStep::JsonObj, skip)
-                    }
-                    _ => goto(self, ToolStep::JsonEnd, 0),
-                }
-            }
+            ToolStep::JsonAfter => self.step_json_after(text, abs, eof),
             ToolStep::RepeatedClose(closer) => self.step_repeated_close(closer, text, abs, eof),
-            ToolStep::JsonEnd => {
-                let own_end = self.call.json_in_tagged || t.section_start.is_empty();
-                let m = if own_end { &t.per_call_end } else { &t.section_end };
-                if m.is_empty() {
-                    return self.unwritten_closer(text, abs, eof).unwrap_or_else(|| self.end_call());
-                }
-                match m.expect(text, eof) {
-                    Expect::Matched(n) => {
-                        self.trail = m.trail.clone();
-                        let closer = if own_end { Closer::Call } else { Closer::Section };
-                        goto(self, ToolStep::RepeatedClose(closer), n)
-                    }
-                    Expect::NeedMore => Step::Wait,
-                    Expect::No => {
-                        if let Some(step) = self.whole_call_not_closed() {
-                            return step;
-                        }
-                        if !(eof && text.trim_matches(is_space).is_empty()) {
-                            self.diag(abs, format!("expected `{}` after the tool calls", m.core));
-                        }
-                        self.end_call()
-                    }
-                }
-            }
+            ToolStep::JsonEnd => self.step_json_end(text, abs, eof),
         }
+    }
+
+    /// Try departure `d` at `step`: `None` when the text does not take it.
+    fn try_departure(&mut self, d: Departure, step: ToolStep, text: &str, abs: usize, eof: bool) -> Option<Step> {
+        match d {
+            Departure::ArrayForObject => self.json_open_departure(text, abs),
+            Departure::PythonicForJson => self.pythonic_in_json(text, abs, eof),
+            Departure::BareCallEnd => self.bare_call_after(),
+            Departure::AfterJsonCall => self.json_after_departure(text, abs, eof),
+            Departure::JsonForPythonic => self.json_in_pythonic_departure(text, abs),
+            Departure::JsonCallInTagged => self.json_call_in_tagged(step, text, abs, eof),
+            Departure::JsonArgsInTagged => self.json_body_in_tagged(text, abs, eof),
+            Departure::KeyValueArgs => self.key_value_args(text, abs, eof),
+            Departure::SemicolonBetweenCalls => self.section_separator_departure(text, abs),
+            Departure::LiteralCallAfter => self.literal_call_after_departure(text, abs, eof),
+        }
+    }
+
+    /// A call state without tool configuration (a defect): back to content.
+    pub(super) fn no_tools(&mut self) -> Step {
+        self.state = State::Content;
+        Step::Adv(0)
     }
 
     /// The text read since the section opened, when no call of it was emitted yet: it belongs to the
@@ -912,13 +609,21 @@ pub(super) fn match_name(text: &str, t: &ToolConfig, eof: bool) -> NameMatch {
             // Literal calls (`f(…)`, `f{…}`): the name is followed by the arguments' opening.
             let follower = if t.name_suffix.is_empty() && t.literal { &t.args_start } else { &t.name_suffix };
             let ok = if let Some(head) = &t.counter_head {
+                // Without its counter the name suffix may follow right away (rule R35).
                 match counter_follows(after, head, eof) {
                     Expect::Matched(_) => true,
                     Expect::NeedMore => {
                         need = true;
                         false
                     }
-                    Expect::No => false,
+                    Expect::No => match t.name_suffix.expect(after, eof) {
+                        Expect::Matched(_) => true,
+                        Expect::NeedMore => {
+                            need = true;
+                            false
+                        }
+                        Expect::No => false,
+                    },
                 }
             } else if follower.is_empty() {
                 if after.is_empty() && !eof {
