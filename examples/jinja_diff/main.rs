@@ -405,7 +405,7 @@ fn minimize(worker: Worker, kind: Kind, template: &str, context: &Value) -> (Str
 /// tests/expectations/jinja_diff_known.json: every known difference with its reason and reproduction. A
 /// minimised difference is that known difference when its kind is listed and its template holds every
 /// `contains` string, one of `contains_any` (template or context), each `contains_count` string that often, and Python's
-/// output holds `python_contains`.
+/// output (or the error it raised) holds `python_contains`.
 struct Known {
     id: String,
     kinds: Vec<String>,
@@ -424,7 +424,7 @@ impl Known {
             && (self.contains_any.is_empty() || self.contains_any.iter().any(|c| both.contains(c.as_str())))
             && self.contains_count.iter().all(|(c, n)| template.matches(c.as_str()).count() >= *n)
             && (self.python_contains.is_empty()
-                || matches!(python, Outcome::Ok(out) if self.python_contains.iter().any(|p| out.to_lowercase().contains(p.as_str()))))
+                || matches!(python, Outcome::Ok(out) | Outcome::Err(out) if self.python_contains.iter().any(|p| out.to_lowercase().contains(p.as_str()))))
     }
 }
 
