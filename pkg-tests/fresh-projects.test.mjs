@@ -70,6 +70,10 @@ test('npm pack ships what a user needs and nothing else', () => {
     'bin/chat-autoparser.mjs',
     'package.json',
     'pkg/node/chat_autoparser.d.ts', 'pkg/node/chat_autoparser.js', 'pkg/node/index.d.mts', 'pkg/node/index.mjs', 'pkg/node/package.json',
+    'pkg/parser/node/chat_autoparser_parser.d.ts', 'pkg/parser/node/chat_autoparser_parser.js', 'pkg/parser/node/index.d.mts',
+    'pkg/parser/node/index.mjs', 'pkg/parser/node/package.json',
+    'pkg/parser/web/chat_autoparser_parser.d.ts', 'pkg/parser/web/chat_autoparser_parser.js', 'pkg/parser/web/chat_autoparser_parser_bg.wasm',
+    'pkg/parser/web/package.json',
     'pkg/web/chat_autoparser.d.ts', 'pkg/web/chat_autoparser.js', 'pkg/web/chat_autoparser_bg.wasm', 'pkg/web/deno.js', 'pkg/web/package.json',
     'pkg/web/wasm.d.ts', 'pkg/web/workerd.js',
   ]);
