@@ -17,4 +17,26 @@ function target(v) {
   return { arg: text, state: undefined, source: undefined };
 }
 
+/**
+ * Run after the wasm is instantiated (the bundle calls it from `init`, `initSync` and the Node entry): one whole
+ * parse and one streamed parse of a short reply with reasoning-shaped text and a tool call, with the spec of a
+ * common template (src/wasm/js/warm-up-spec.json, pasted in by scripts/bundle-js.mjs as `WARM_UP_SPEC`).
+ * V8 compiles wasm functions lazily, on their first call, one at a time on the calling thread: the first parse
+ * of a fresh module spent ≈ 25 ms compiling the few hundred functions it reaches (BENCHMARKS.md "The parse-only
+ * module"). Paying that while the page loads, not when the first token arrives, is the trade a chat frontend
+ * wants; it is done once, and never fails a load.
+ */
+function afterLoad() {
+  try {
+    const options = { tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'string' } } } } }] };
+    const reply = '<think>ok</think>Sure.\n<tool_call>\n{"name": "f", "arguments": {"a": 1, "b": "x\\u00e9"}}\n</tool_call>';
+    parseOutput(WARM_UP_SPEC, reply, options);
+    const p = new StreamParser(WARM_UP_SPEC, options);
+    for (let i = 0; i < reply.length; i += 5) p.push(reply.slice(i, i + 5));
+    p.finish();
+    void p.message;
+    p.free();
+  } catch { /* a warm-up that fails costs only its time */ }
+}
+
 const API = { StreamParser, ChatAutoparserError, generationPrompt, parseOutput, version, init, initSync };
