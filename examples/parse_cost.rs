@@ -4,7 +4,8 @@
 //! `cargo run --release --example parse_cost [reps]`; `… parse_cost 1 soup`: 5K–40K bytes of `\n{` (a
 //! marker-less call candidate per line) streamed in 64-byte chunks, to see the growth stay linear;
 //! `… parse_cost 200 response`: the declared-response-template path (`parse_response` with the response
-//! template we derive, prefix = the generation prompt), per 30 KB input.
+//! template we derive, prefix = the generation prompt), per 30 KB input; `… parse_cost 200 stream`: each 30 KB
+//! input streamed in 4-byte chunks through `StreamParser::push_into` (the Node bench's 8K stream, natively).
 use chat_autoparser::api::RequestOptions;
 use chat_autoparser::{ChatTemplate, RenderOptions};
 use serde_json::json;
@@ -36,6 +37,9 @@ fn main() {
     }
     if std::env::args().nth(2).as_deref() == Some("response") {
         return response_cost(reps);
+    }
+    if std::env::args().nth(2).as_deref() == Some("stream") {
+        return stream_cost(reps);
     }
     let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let tool = |name: &str| json!({"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": {"location": {"type": "string"}, "unit": {"type": "string"}}}}});
@@ -71,5 +75,28 @@ fn response_cost(reps: usize) {
         let tiny = median(|| { std::hint::black_box(parse_response("Hi", &rt, &prefix, &tools).unwrap()); }, reps);
         let whole = median(|| { std::hint::black_box(parse_response(&text, &rt, &prefix, &tools).unwrap()); }, reps);
         println!("{name:<55} parse_response  tiny {tiny:8.1} µs  whole {whole:8.1} µs  {:7.0} MB/s", text.len() as f64 / whole);
+    }
+}
+
+fn stream_cost(reps: usize) {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let tools = vec![json!({"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"location": {"type": "string"}, "unit": {"type": "string"}}}}})];
+    let opts = RequestOptions { tools, ..Default::default() };
+    let only = std::env::var("PARSE_COST_ONLY").unwrap_or_default();
+    for (name, family) in BENCH.into_iter().filter(|(_, f)| f.contains(only.as_str())) {
+        let src = std::fs::read_to_string(root.join("conformance/templates").join(name)).unwrap();
+        let t = ChatTemplate::new(&src, RenderOptions::default()).unwrap();
+        let text = std::fs::read_to_string(root.join(format!("bench/inputs/{family}-8k.txt"))).unwrap();
+        let chunks: Vec<String> = text.chars().collect::<Vec<_>>().chunks(4).map(|c| c.iter().collect()).collect();
+        let mut out = Vec::new();
+        let stream = median(|| {
+            let mut p = t.stream_parser(&opts).unwrap();
+            for c in &chunks {
+                out.clear();
+                p.push_into(c, &mut out);
+            }
+            std::hint::black_box(p.finish().unwrap());
+        }, reps);
+        println!("{name:<55} stream, {} chunks of 4 characters: {stream:8.1} µs ({:.0} ns per push)", chunks.len(), stream * 1e3 / chunks.len() as f64);
     }
 }

@@ -151,6 +151,19 @@ test('a chunk ending inside a surrogate pair keeps the pair whole (item 10)', ()
   assert.equal(r.message.content, 'x\ufffd');
 });
 
+test('a chunk with an unpaired low surrogate: its delta is what the parser read (U+FFFD), not the chunk as given', () => {
+  // push() builds a whole-chunk delta from the JS string itself (pushCode 1/2), which is right only when the
+  // string is its own UTF-8 round trip.
+  for (const [src, options, key] of [[SRC, undefined, 'content'], [templateSource('Qwen-QwQ-32B.jinja'), { enableThinking: true }, 'reasoning_content']]) {
+    const p = new cap.StreamParser(src, options);
+    const deltas = [...p.push('ab'), ...p.push('c\udc00d'), ...p.push('ef'), ...p.finish()];
+    const streamed = deltas.map((d) => d[key] ?? '').join('');
+    assert.equal(streamed, 'abc\ufffddef');
+    assert.equal(p.message[key], streamed);
+    assert.ok(deltas.every((d) => d[key] === undefined || d[key].isWellFormed()));
+  }
+});
+
 test('the reasoning stream keeps split pairs too', () => {
   const src = templateSource('Qwen-QwQ-32B.jinja');
   // This QwQ template opens (and keeps open) the block only with enable_thinking set.

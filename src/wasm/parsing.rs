@@ -70,6 +70,29 @@ impl JsStreamParser {
         convert::deltas_to_js(&self.scratch, self.reasoning_field)
     }
 
+    /// `push` for the facade's hot path, which builds the common deltas itself from the chunk it already
+    /// holds: the deltas stay here and the result says what they are. 0: none; 1: one content delta that
+    /// is the whole chunk; 2: one reasoning delta under `reasoning_content` that is the whole chunk;
+    /// 3: anything else (`takeDeltas()` returns them). Most chunks of a reply pass through whole, and this
+    /// spares them two calls into JS and a string decoded from wasm memory.
+    #[wasm_bindgen(js_name = pushCode)]
+    pub fn push_code(&mut self, chunk: &str) -> u32 {
+        self.scratch.clear();
+        self.inner.push_into(chunk, &mut self.scratch);
+        match self.scratch.as_slice() {
+            [] => 0,
+            [Delta::Content(s)] if s == chunk => 1,
+            [Delta::Reasoning(s)] if s == chunk && self.reasoning_field == ReasoningField::ReasoningContent => 2,
+            _ => 3,
+        }
+    }
+
+    /// The deltas of the last `pushCode`.
+    #[wasm_bindgen(js_name = takeDeltas)]
+    pub fn take_deltas(&self) -> JsValue {
+        convert::deltas_to_js(&self.scratch, self.reasoning_field)
+    }
+
     /// End of output: returns the remaining deltas. Output that ends inside a tool call sets
     /// `finishReason` to `'length'`; with `strict: true` and `isPartial: false` it throws a `Parse`
     /// error with `offset` instead, whose `deltas` property holds the flushed deltas.

@@ -179,6 +179,8 @@ function guarded(states, f, where) {
 // --- Offsets: the core reports UTF-8 byte offsets and code-point columns; JS code indexes UTF-16 units.
 
 const isHigh = (c) => c >= 0xd800 && c <= 0xdbff;
+/** No unpaired surrogate (where the runtime cannot tell: treated as not, which takes the general path). */
+const wellFormed = typeof ''.isWellFormed === 'function' ? (s) => s.isWellFormed() : () => false;
 const isLow = (c) => c >= 0xdc00 && c <= 0xdfff;
 
 /** Bytes of `s` in UTF-8 as TextEncoder writes it (an unpaired surrogate becomes U+FFFD: 3 bytes). */
@@ -304,7 +306,13 @@ class StreamParser {
     }
     if (text === '') return [];
     s.text.add(text);
-    return guarded([s], () => s.raw.push(text));
+    // Most chunks come back whole as one delta: built here from `text`, not decoded from wasm memory. Only a
+    // well-formed chunk is its own UTF-8 round trip (an unpaired surrogate reached the parser as U+FFFD).
+    const code = guarded([s], () => s.raw.pushCode(text));
+    if (code === 0) return [];
+    if (code === 1 && wellFormed(text)) return [{ content: text }];
+    if (code === 2 && wellFormed(text)) return [{ reasoning_content: text }];
+    return guarded([s], () => s.raw.takeDeltas());
   }
 
   /** End of output: the remaining deltas. An unpaired high surrogate left over becomes U+FFFD. */
