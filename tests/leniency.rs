@@ -101,6 +101,26 @@ fn r7_end_of_turn_token_is_dropped() {
 }
 
 #[test]
+fn r7_a_turn_end_of_any_shape_is_what_the_template_writes_after_every_message() {
+    // Neither a `<|…|>` token nor named "end": the template writes it after the user's text and after the
+    // reply's alike, and the analysis reads it off those renders (MiniMax-M2's `[e~[`, Seed-OSS's `<seed:eos>`).
+    for (template, end) in [("MiniMax-M2.jinja", "[e~["), ("ByteDance-Seed-OSS.jinja", "<seed:eos>")] {
+        let t = ChatTemplate::new(&common::template_source(template), RenderOptions::default()).expect("compiles");
+        assert!(t.analysis().unwrap().turn_end.iter().any(|m| m == end), "{template}: {:?}", t.analysis().unwrap().turn_end);
+        // (Both open reasoning in the generation prompt: the reply closes it first.)
+        let close = t.analysis().unwrap().reasoning.end.trim().to_string();
+        let (m, d, _) = parse(template, &RequestOptions::default(), &format!("r{close}Hello.{end}"));
+        assert_eq!(m.content.trim(), "Hello.", "{template}");
+        assert!(has(&d, "R7"), "{template}: {d:?}");
+    }
+    // A header every turn starts with is not an end (`### Instruction:` / `### Response:` share `###`).
+    for template in ["llama-cpp-python-ObsidianChatHandler.jinja", "ollama-magicoder-26.jinja", "NousResearch-zephyr.jinja"] {
+        let t = ChatTemplate::new(&common::template_source(template), RenderOptions::default()).expect("compiles");
+        assert!(t.analysis().unwrap().turn_end.is_empty(), "{template}: {:?}", t.analysis().unwrap().turn_end);
+    }
+}
+
+#[test]
 fn cut_off_call_ends_with_finish_reason_length_and_strict_errors() {
     let output = "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Par";
     let lenient = RequestOptions { tools: tools(), enable_thinking: Some(false), ..Default::default() };

@@ -19,7 +19,7 @@ pub fn assistant_start(pr: &mut Prober, reasoning: &ReasoningAnalysis, content: 
     };
     let block = &cmp.diff.right;
     let after = block.find(ASSISTANT_MSG).map(|p| &block[p + ASSISTANT_MSG.len()..]);
-    let turn_end = after.map_or_else(Vec::new, |a| turn_end_markers(a, content));
+    let mut turn_end = after.map_or_else(Vec::new, |a| turn_end_markers(a, content));
     let reply_end = after.and_then(|a| segmentize_markers(a).into_iter().find(|s| !trim_ws(&s.value).is_empty()));
     let reply_end = reply_end.filter(|s| s.kind == SegmentKind::Marker).map(|s| s.value).unwrap_or_default();
     let mut start = block.find(ASSISTANT_MSG).map(|p| &block[..p]).unwrap_or(block);
@@ -39,6 +39,10 @@ pub fn assistant_start(pr: &mut Prober, reasoning: &ReasoningAnalysis, content: 
             }
         }
     }
+    let after_user = cmp.diff.prefix.rfind(USER_MSG).map(|p| &cmp.diff.prefix[p + USER_MSG.len()..]);
+    let known: Vec<&str> = turn_end.iter().map(String::as_str).chain([&content.end, &content.start, &reasoning.end, &reasoning.start].map(|m| trim_ws(m))).collect();
+    let terminator = after.zip(after_user).and_then(|(a, u)| message_terminator(a, u, &known, trim_ws(start)));
+    turn_end.extend(terminator);
     (trim_ws(start).to_string(), turn_end, reply_end)
 }
 
@@ -64,6 +68,27 @@ fn turn_end_markers(after: &str, content: &ContentAnalysis) -> Vec<String> {
         }
     }
     out
+}
+
+/// The text the template writes after every message, whatever its role: what follows the reply text and
+/// what follows the user text share a first token (MiniMax-M2's `[e~[`, Seed-OSS's `<seed:eos>`). It ends a
+/// turn whatever it is called, so a model writes it to end its reply (rule R7 drops it). A token is marker-
+/// shaped (letters and punctuation both), cut before the next turn's start, and not a marker already known.
+fn message_terminator(after_reply: &str, after_user: &str, known: &[&str], turn_start: &str) -> Option<String> {
+    let (r, u) = (trim_ws(after_reply), trim_ws(after_user));
+    let common = &r[..super::diff::common_prefix_len(r, u)];
+    let mut token = common.split(char::is_whitespace).next().unwrap_or_default();
+    let ends_token = |rest: &str| rest.is_empty() || rest.starts_with(char::is_whitespace);
+    if !ends_token(&r[token.len()..]) || !ends_token(&u[token.len()..]) {
+        return None;
+    }
+    if let Some(p) = (!turn_start.is_empty()).then(|| token.find(turn_start)).flatten() {
+        token = &token[..p];
+    }
+    // (A backslash is a template's escape written out, `\\n\\n`, not a token.)
+    let marker_like = token.chars().any(char::is_alphanumeric) && token.chars().any(|c| !c.is_alphanumeric()) && !token.contains('\\');
+    let is_known = known.iter().any(|k| !k.is_empty() && token.contains(k));
+    (marker_like && !is_known).then(|| token.to_string())
 }
 
 /// No messages vs one user message (or, for templates that refuse an empty conversation, a
