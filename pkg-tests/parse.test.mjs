@@ -214,3 +214,21 @@ test('diagnostics[].rule names the leniency rule of an accepted departure', () =
   for (const d of diagnostics) assert.equal(d.rule, /rule (R\d+)/.exec(d.message)?.[1], JSON.stringify(d));
   assert.ok(diagnostics.some((d) => d.rule === 'R17'), JSON.stringify(diagnostics));
 });
+
+test('a ChatTemplate from a tokenizer_config.json renders with its bos/eos tokens and ends a reply at its EOS token (R7)', () => {
+  const chat_template = readFileSync(join(repoRoot, 'tests/fixtures/conformance/templates/mistralai-Mistral-Nemo-Instruct-2407.jinja'), 'utf8');
+  const t = new ChatTemplate({ chat_template, bos_token: '<s>', eos_token: { content: '</s>', special: true } });
+  assert.deepEqual(t.analysis.turnEnd, ['</s>']);
+  const m = parseOutput(t, 'Hello.</s>');
+  assert.equal(m.content, 'Hello.');
+  const p = new StreamParser(t);
+  for (const c of 'Hello.</s>') p.push(c);
+  p.finish();
+  assert.equal(p.message.content, 'Hello.');
+  assert.ok(p.diagnostics.some((d) => d.rule === 'R7'), JSON.stringify(p.diagnostics));
+  const rendered = t.render({ messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Yo' }] });
+  assert.ok(rendered.startsWith('<s>') && rendered.includes('Yo</s>'), rendered);
+  // The options' own tokens win; a template source alone has no EOS token.
+  assert.deepEqual(new ChatTemplate({ chat_template, eos_token: '</s>' }, { eosToken: '<|eos|>' }).analysis.turnEnd, ['<|eos|>']);
+  assert.deepEqual(new ChatTemplate(chat_template).analysis.turnEnd, []);
+});

@@ -67,7 +67,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "R7",
         name: "end-of-turn token in content",
-        departure: r#"the template's end-of-turn token (`analysis.turnEnd`: `<|im_end|>`, `<|eot_id|>`, `<|END_OF_TURN_TOKEN|>`, `<end_of_turn>`, …, what the template writes after every message whatever its role, e.g. MiniMax-M2's `[e~[`, and what the template writes after a call turn's last call, e.g. Gemma 4's `<|tool_response>`) in content"#,
+        departure: r#"the template's end-of-turn token (`analysis.turnEnd`: `<|im_end|>`, `<|eot_id|>`, `<|END_OF_TURN_TOKEN|>`, `<end_of_turn>`, …, what the template writes after every message whatever its role, e.g. MiniMax-M2's `[e~[`, the tokenizer's EOS token when the template was given one (`eosToken`, a tokenizer_config.json's `eos_token`), and what the template writes after a call turn's last call, e.g. Gemma 4's `<|tool_response>`) in content"#,
         action: r#"dropped; inside a content wrapper it also closes the wrapper"#,
         example: r#"Hello<|im_end|>"#,
     },

@@ -113,6 +113,24 @@ fn r7_a_turn_end_of_any_shape_is_what_the_template_writes_after_every_message() 
         assert_eq!(m.content.trim(), "Hello.", "{template}");
         assert!(has(&d, "R7"), "{template}: {d:?}");
     }
+    // The tokenizer's EOS token, given as a render option (the JS API takes it from a tokenizer_config.json):
+    // Mistral Nemo's template writes `{{ eos_token }}` after a reply, which the probes render empty.
+    let options = RenderOptions { eos_token: Some("</s>".into()), ..RenderOptions::default() };
+    let t = ChatTemplate::new(&common::template_source("mistralai-Mistral-Nemo-Instruct-2407.jinja"), options).expect("compiles");
+    assert_eq!(t.analysis().unwrap().turn_end, ["</s>"]);
+    for size in [1, 2, 3, 7, usize::MAX] {
+        let mut p = t.stream_parser(&RequestOptions::default()).expect("parser");
+        let text = "Hello.</s>";
+        for c in text.chars().collect::<Vec<_>>().chunks(size.min(text.len())) {
+            p.push(&c.iter().collect::<String>());
+        }
+        p.finish().unwrap();
+        assert_eq!(p.message().content, "Hello.", "chunks of {size}");
+        assert!(p.diagnostics().iter().any(|d| d.message.contains("rule R7")), "{:?}", p.diagnostics());
+    }
+    let plain = ChatTemplate::new(&common::template_source("mistralai-Mistral-Nemo-Instruct-2407.jinja"), RenderOptions::default()).unwrap();
+    assert!(plain.analysis().unwrap().turn_end.is_empty(), "without an EOS token the analysis has none");
+
     // A header every turn starts with is not an end (`### Instruction:` / `### Response:` share `###`).
     for template in ["llama-cpp-python-ObsidianChatHandler.jinja", "ollama-magicoder-26.jinja", "NousResearch-zephyr.jinja"] {
         let t = ChatTemplate::new(&common::template_source(template), RenderOptions::default()).expect("compiles");

@@ -114,6 +114,15 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
     let known: Vec<&str> = a.turn_end.iter().map(String::as_str).chain([diff::trim_ws(&a.content.end), diff::trim_ws(&a.reasoning.end)]).collect();
     let named = roles::named_turn_ends(&a.source_tokens, &known);
     a.turn_end.extend(named);
+    // The tokenizer's end-of-sequence token, when the template was given one (a tokenizer_config.json's
+    // `eos_token`): a model, or a server that decodes special tokens, writes it as text to end its reply.
+    // The probes render with `eos_token` empty, so no render shows it.
+    if let Some(eos) = t.options().eos_token.as_deref().map(diff::trim_ws).filter(|e| !e.is_empty() && !a.turn_end.iter().any(|m| m == e)) {
+        let known = [&a.content.start, &a.content.end, &a.reasoning.start, &a.reasoning.end];
+        if !known.iter().any(|m| diff::trim_ws(m) == eos) {
+            a.turn_end.push(eos.to_string());
+        }
+    }
     a.workarounds = workarounds::apply(t.source(), &mut a);
     if a.tools.format.mode == ToolFormat::None && a.handler == Handler::Autoparser {
         // No rendered tool calls: the parser falls back on markers the source names (rule R13).

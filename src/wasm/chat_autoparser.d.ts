@@ -458,8 +458,16 @@ export interface ChatTemplateOptions extends RenderOptions {
   responseTemplate?: HfResponseTemplate;
 }
 
-/** The two keys of a tokenizer_config.json that matter here. */
-export interface TokenizerConfigLike { chat_template: string; response_template?: HfResponseTemplate; [key: string]: unknown }
+/** The keys of a tokenizer_config.json that matter here: the template, a declared response template, and the
+ * special tokens the template is rendered with (`bos_token` / `eos_token`, unless the options give `bosToken` /
+ * `eosToken`; the EOS token also ends a reply: `analysis.turnEnd`, rule R7). */
+export interface TokenizerConfigLike {
+  chat_template: string;
+  response_template?: HfResponseTemplate;
+  bos_token?: string | { content: string } | null;
+  eos_token?: string | { content: string } | null;
+  [key: string]: unknown;
+}
 
 export class ChatTemplate {
   /**

@@ -35,6 +35,17 @@ function templateArg(v, name = 'templateOrSource') {
 }
 
 
+/** `bosToken` / `eosToken` from a tokenizer_config.json: each a string or an AddedToken-shaped `{ content }`. */
+function configTokens(config) {
+  const text = (t) => (typeof t === 'string' ? t : isPlainObject(t) && typeof t.content === 'string' ? t.content : undefined);
+  const out = {};
+  const bos = text(config.bos_token);
+  const eos = text(config.eos_token);
+  if (bos !== undefined) out.bosToken = bos;
+  if (eos !== undefined) out.eosToken = eos;
+  return out;
+}
+
 class ChatTemplate {
   /** Compile a template. Throws `TemplateSyntax` (with line and column). */
   /** `source`: the template, or a tokenizer_config.json-like `{chat_template, response_template?}`;
@@ -42,8 +53,13 @@ class ChatTemplate {
   constructor(source, options) {
     let declared;
     if (isPlainObject(source)) {
-      ({ source, declared } = userCode('source', () => ({ source: source.chat_template, declared: source.response_template })));
+      let tokens;
+      ({ source, declared, tokens } = userCode('source', () => ({ source: source.chat_template, declared: source.response_template, tokens: configTokens(source) })));
       if (typeof source !== 'string') throw invalid(`source.chat_template: expected a string (resolve a named-template list first), got ${describe(source)}`);
+      // The config's `bos_token` / `eos_token`, as transformers passes them to the template, unless the options
+      // give their own; the analysis also takes the EOS token as a turn end (a reply may end with it as text).
+      if (options === undefined || options === null) options = tokens;
+      else if (isPlainObject(options)) options = { ...tokens, ...userCode('options', () => ({ ...options })) };
     }
     needString(source, 'source');
     if (isPlainObject(options) && userCode('options', () => Object.prototype.hasOwnProperty.call(options, 'responseTemplate'))) {
