@@ -54,6 +54,8 @@ build_wasm() {
     wasm_file=target/wasm32-unknown-unknown/release/chat_autoparser.wasm
   fi
   wasm-bindgen --target web --out-dir "$glue" --out-name "$name" "$wasm_file"
+  # The linked module as cargo wrote it (names kept): scripts/size-report.mjs reads it (both builds share $out).
+  cp "$wasm_file" "target/${name}.linked.wasm"
   wasm-opt "$glue/${name}_bg.wasm" -o "$glue/${name}_bg.wasm" -Oz
 }
 rm -rf "$glue"

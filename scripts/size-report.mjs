@@ -1,7 +1,7 @@
 // What each dependency and each of our modules costs in the wasm: runs `twiggy top` (cargo install
 // twiggy) over the release wasm after wasm-bindgen with its name section kept (before wasm-opt, which
 // drops names and shrinks code by about a third), sums code bytes per crate (per module for ours), and
-// prints a Markdown table; with an argument, writes it there too (scripts/bench.sh: target/size-report.md).
+// prints a Markdown table; with a file argument, writes it there too (scripts/bench.sh: target/size-report.md).
 // Generic code is charged to the crate that defines it (a `Vec<minijinja::Value>` method is `alloc`'s).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { repoRoot } from '../pkg-tests/helpers.mjs';
 
-const raw = join(repoRoot, 'target/wasm-std/wasm32-unknown-unknown/release/chat_autoparser.wasm');
+// The full module by default; `--parser` for the parse-only one (scripts/build.sh keeps both as linked).
+const parserOnly = process.argv.includes('--parser');
+const raw = join(repoRoot, `target/${parserOnly ? 'chat_autoparser_parser' : 'chat_autoparser'}.linked.wasm`);
 const dir = mkdtempSync(join(tmpdir(), 'size-'));
 try {
   execFileSync('wasm-bindgen', ['--target', 'web', '--out-dir', dir, '--out-name', 'named', raw]);
@@ -43,7 +45,8 @@ try {
   out.push(`| everything under 1 KB each | ${small} | ${((100 * small) / total).toFixed(1)}% |`);
   out.push(`| **total** (before wasm-opt, names excluded; file ${bytes.length} B with names, gzip -9 ${gzipSync(bytes, { level: 9 }).length} B) | ${total} | 100% |`);
   const text = out.join('\n');
-  if (process.argv[2]) writeFileSync(process.argv[2], text + '\n');
+  const outFile = process.argv.slice(2).find((a) => !a.startsWith('--'));
+  if (outFile) writeFileSync(outFile, text + '\n');
   console.log(text);
 } finally {
   rmSync(dir, { recursive: true, force: true });
