@@ -73,6 +73,31 @@ test('parseResponse gives transformers\' dict for a declared template', async ()
   assert.throws(() => parseResponse('x', { start_anchor: 'a', fields: { c: { open_pattern: '(?=x)' } } }), (e) => e.kind === 'InvalidInput' && /look-ahead/.test(e.message));
 });
 
+test('reasoningFormat places reasoning alike for parseOutput, a declared template and parseResponse', async () => {
+  const { parseOutput, parseResponse, generationPrompt } = await import('chat-autoparser');
+  const src = templateSource('Qwen3.5-4B.jinja');
+  const declared = new ChatTemplate(src, { responseTemplate: QWEN3_RT });
+  const out = 'hmm</think>\n\nHi';  // the prompt opened <think>
+  const prefix = generationPrompt(src);
+  for (const reasoningFormat of ['auto', 'deepseek', 'none', 'deepseek-legacy']) {
+    const ours = parseOutput(src, out, { reasoningFormat });
+    const byDeclared = parseOutput(declared, out, { reasoningFormat });
+    const dict = parseResponse(out, QWEN3_RT, { prefix, reasoningFormat });
+    const reasoning = ours.reasoning_content ?? '';
+    const inline = reasoningFormat === 'none' || reasoningFormat === 'deepseek-legacy';
+    assert.equal(reasoning, reasoningFormat === 'none' ? '' : 'hmm', reasoningFormat);
+    assert.equal(byDeclared.reasoning_content ?? '', reasoning, reasoningFormat);
+    assert.equal(dict.thinking ?? '', reasoning, reasoningFormat);
+    assert.equal((ours.content ?? '').includes('hmm'), inline, reasoningFormat);
+    assert.equal((byDeclared.content ?? '').includes('hmm'), inline, reasoningFormat);
+    assert.equal((dict.content ?? '').includes('hmm'), inline, reasoningFormat);
+  }
+  // Not given: transformers' dict.
+  assert.deepEqual(parseResponse(out, QWEN3_RT, { prefix }), parseResponse(out, QWEN3_RT, { prefix, reasoningFormat: 'auto' }));
+  assert.throws(() => parseResponse(out, QWEN3_RT, { reasoningFormat: 'hidden' }), (e) => e.kind === 'InvalidInput' && /reasoningFormat/.test(e.message));
+  declared.free();
+});
+
 test('a ChatTemplate with a declared responseTemplate parses by it, whole and streamed', async () => {
   const { parseOutput, StreamParser } = await import('chat-autoparser');
   const src = templateSource('Qwen3.5-4B.jinja');

@@ -136,11 +136,11 @@ pub mod testing {
         }
     }
 
-    /// A fresh parser for `handler` (nothing read yet): the dedicated format's, or for
-    /// [`Handler::Autoparser`] the template-free [`GenericParser`]. `generation_prompt` is only used
-    /// by formats whose prompt holds a role header to skip (Functionary).
+    /// A fresh parser for `handler` (nothing read yet): the dedicated format's, or for a format whose
+    /// markers come from an analysis the template-free [`GenericParser`]. `generation_prompt` is only
+    /// used by formats whose prompt holds a role header to skip (Functionary).
     pub fn make_parser(handler: Handler, options: &RequestOptions, generation_prompt: &str) -> Box<dyn OutputParser> {
-        crate::formats::dedicated_parser(handler, options, generation_prompt).unwrap_or_else(|| {
+        crate::formats::format_of(handler).fresh_parser(options, generation_prompt).unwrap_or_else(|| {
             let config = GenericConfig { reasoning: options.reasoning_format, json_response: options.json_schema.is_some(), ..GenericConfig::default() };
             Box::new(GenericParser::new(config))
         })

@@ -80,21 +80,30 @@ fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
-#[test]
-fn no_stage_imports_a_stage_above_it() {
+/// Every `.rs` file of `src/`: its path under `src/`, its top-level module (`formats`, `lib`) and its text.
+fn sources() -> Vec<(String, String, String)> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     rust_files(&src, &mut files);
+    files
+        .into_iter()
+        .map(|file| {
+            let rel = file.strip_prefix(&src).expect("under src");
+            let top = rel.components().next().and_then(|c| c.as_os_str().to_str()).unwrap_or("").trim_end_matches(".rs").to_string();
+            (rel.display().to_string(), top, std::fs::read_to_string(&file).expect("readable"))
+        })
+        .collect()
+}
+
+#[test]
+fn no_stage_imports_a_stage_above_it() {
     let mut violations = Vec::new();
     let mut checked = 0;
-    for file in files {
-        let rel = file.strip_prefix(&src).expect("under src");
-        let top = rel.components().next().and_then(|c| c.as_os_str().to_str()).unwrap_or("").trim_end_matches(".rs").to_string();
+    for (rel, top, text) in sources() {
         if top == "bin" {
             continue; // the CLI is its own crate and uses the public API only
         }
-        let own = rank(&top).unwrap_or_else(|| panic!("{}: module `{top}` has no stage in STAGES", rel.display()));
-        let text = std::fs::read_to_string(&file).expect("readable");
+        let own = rank(&top).unwrap_or_else(|| panic!("{rel}: module `{top}` has no stage in STAGES"));
         for (n, line) in text.lines().enumerate() {
             let code = line.split("//").next().unwrap_or("");
             for (i, _) in code.match_indices("crate::") {
@@ -108,11 +117,11 @@ fn no_stage_imports_a_stage_above_it() {
                         continue;
                     }
                     let Some(r) = rank(&target) else {
-                        violations.push(format!("{}:{}: `crate::{target}` is not a known stage", rel.display(), n + 1));
+                        violations.push(format!("{rel}:{}: `crate::{target}` is not a known stage", n + 1));
                         continue;
                     };
                     if r >= own {
-                        violations.push(format!("{}:{}: stage `{top}` uses `{target}` (same or higher stage)", rel.display(), n + 1));
+                        violations.push(format!("{rel}:{}: stage `{top}` uses `{target}` (same or higher stage)", n + 1));
                     }
                 }
             }
@@ -127,4 +136,23 @@ fn the_scan_sees_root_reexports_and_groups() {
     assert_eq!(target_modules("{Error, ErrorKind, Result};"), ["error", "error", "error"]);
     assert_eq!(target_modules("ChatTemplate::new(x)"), ["session"]);
     assert_eq!(target_modules("analysis::Analysis;"), ["analysis"]);
+}
+
+/// Formats own their knowledge (issue #24): which output format a template uses is named only where
+/// it is decided (`analysis/`) and where each format is implemented (`formats/`, whose `format_of` is
+/// the one table). Everything else asks the `Format` seam, so adding a format is one file and one arm.
+#[test]
+fn only_analysis_and_formats_name_a_format() {
+    let mut named = Vec::new();
+    for (rel, top, text) in sources() {
+        if top == "analysis" || top == "formats" {
+            continue;
+        }
+        for (n, line) in text.lines().enumerate() {
+            if line.contains("Handler::") {
+                named.push(format!("{rel}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(named.is_empty(), "a format named outside analysis/ and formats/ (ask `formats::format_of(handler)` instead):\n{}", named.join("\n"));
 }

@@ -13,6 +13,8 @@
 //! A message end token inside an argument value (`<param>literal <|eot|></param>`) is text: a call
 //! body ends only outside its values.
 
+#[cfg(feature = "full")]
+use super::regions::{RegionLoss, ReplyRegions};
 use super::{prefilled, Format};
 #[cfg(feature = "full")]
 use super::auto_grammar;
@@ -595,5 +597,20 @@ impl Format for Addressed {
     #[cfg(feature = "full")]
     fn preserved_tokens(&self, a: &Analysis) -> Vec<String> {
         a.preserved_tokens.iter().flat_map(|m| crate::gbnf::token_units(m)).collect()
+    }
+
+    #[cfg(feature = "full")]
+    /// No region: the spec cannot route a message by its recipient.
+    fn reply_regions(&self) -> Option<&'static ReplyRegions> {
+        static REGIONS: ReplyRegions = ReplyRegions {
+            anchor: None,
+            regions: &[],
+            losses: &[RegionLoss {
+                feature: "messages.recipients",
+                severity: "unsupported",
+                detail: "each message is headed by its recipient (content, reasoning or a tool's name) and a call's body follows the header: the spec cannot route a region by a name in its opener",
+            }],
+        };
+        Some(&REGIONS)
     }
 }

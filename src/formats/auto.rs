@@ -80,6 +80,12 @@ impl Format for Auto {
         }
         out
     }
+
+    #[cfg(feature = "full")]
+    /// With a tool format, or without one where the fallback also builds a grammar.
+    fn writes_calls(&self, a: &Analysis) -> bool {
+        a.tools.format.mode != ToolFormat::None || fallback_grammar_applies(a)
+    }
 }
 
 #[cfg(feature = "full")]

@@ -7,6 +7,8 @@
 //! A recipient that is not an identifier followed by a newline (`>>> print(1)` in prose) is content.
 
 use super::call_args::{CallArgs, CallHead, CallSink, Over};
+#[cfg(feature = "full")]
+use super::regions::{Open, Part, Region, RegionLoss, ReplyRegions};
 use super::{prefilled, Format};
 use crate::findings::Analysis;
 use crate::api::{Delta, ReasoningFormat, RequestOptions};
@@ -309,5 +311,28 @@ impl Format for Functionary {
     #[cfg(feature = "full")]
     fn preserved_tokens(&self, _a: &Analysis) -> Vec<String> {
         vec![format!("{RECIPIENT}{ALL}")]
+    }
+
+    #[cfg(feature = "full")]
+    fn fresh_parser(&self, options: &RequestOptions, generation_prompt: &str) -> Option<Box<dyn OutputParser>> {
+        Some(Box::new(FunctionaryParser::new(options.reasoning_format, options.json_schema.is_some(), generation_prompt).stream_arguments(options.stream_arguments)))
+    }
+
+    #[cfg(feature = "full")]
+    /// `>>>NAME\n{…}` calls, the rest content.
+    fn reply_regions(&self) -> Option<&'static ReplyRegions> {
+        static REGIONS: ReplyRegions = ReplyRegions {
+            anchor: None,
+            regions: &[
+                Region { part: Part::ToolCall, open: Open::Pattern(">>>(?P<name>[\\w.\\-]+)\\n"), close: &[], joined: false },
+                Region { part: Part::Content, open: Open::Outside, close: &[], joined: true },
+            ],
+            losses: &[RegionLoss {
+                feature: "functionary.recipients",
+                severity: "unsupported",
+                detail: "`>>>recipient` blocks have no closing marker and `>>>all` is content: the spec cannot end a region at the next opener nor exclude one name",
+            }],
+        };
+        Some(&REGIONS)
     }
 }

@@ -13,6 +13,8 @@
 //! as content with a diagnostic, so no text is lost.
 
 use super::call_args::CallSink;
+#[cfg(feature = "full")]
+use super::regions::{Open, Part, Region, RegionLoss, ReplyRegions};
 use super::{prefilled, Format};
 use crate::findings::Analysis;
 use crate::api::{Delta, ReasoningFormat, RequestOptions};
@@ -528,6 +530,34 @@ pub fn continuation_prefill(generation_prompt: &str, reasoning: &str, content: O
 pub struct Harmony;
 
 #[cfg(feature = "full")]
+/// The reply as `response_template` regions: the analysis channel, final answers and recipient-less
+/// commentary preambles as content (and a message without a channel header right after the role, as
+/// some harmony templates render the final one), calls to `functions.NAME`.
+static REPLY_REGIONS: ReplyRegions = ReplyRegions {
+    anchor: Some("<|start|>assistant"),
+    regions: &[
+        Region { part: Part::Reasoning, open: Open::Literal("<|channel|>analysis<|message|>"), close: &["<|end|>"], joined: false },
+        Region {
+            part: Part::Content,
+            open: Open::Pattern("(?:<\\|channel\\|>(?:final|commentary)|^|<\\|start\\|>assistant)<\\|message\\|>"),
+            close: &["<|end|>", "<|return|>"],
+            joined: false,
+        },
+        Region {
+            part: Part::ToolCall,
+            open: Open::Pattern("to=functions\\.(?P<name>[\\w.\\-]+)(?:[^<]|<\\|channel\\|>|<\\|constrain\\|>)*<\\|message\\|>"),
+            close: &["<|call|>", "<|end|>"],
+            joined: false,
+        },
+    ],
+    losses: &[RegionLoss {
+        feature: "harmony.continuation",
+        severity: "partial",
+        detail: "harmony repeats `<|start|>assistant` inside one message: when a prompt continues a message, what it wrote before the last anchor (its reasoning) is not part of the parse",
+    }],
+};
+
+#[cfg(feature = "full")]
 impl Harmony {
     fn constrain(g: &mut ToolGrammar) -> Expr {
         let sp = g.b.space();
@@ -597,5 +627,15 @@ impl Format for Harmony {
     #[cfg(feature = "full")]
     fn preserved_tokens(&self, _a: &Analysis) -> Vec<String> {
         [CHANNEL, CONSTRAIN, MESSAGE, START, END].map(String::from).to_vec()
+    }
+
+    #[cfg(feature = "full")]
+    fn fresh_parser(&self, options: &RequestOptions, _generation_prompt: &str) -> Option<Box<dyn OutputParser>> {
+        Some(Box::new(HarmonyParser::new(options.reasoning_format, options.json_schema.is_some()).stream_arguments(options.stream_arguments)))
+    }
+
+    #[cfg(feature = "full")]
+    fn reply_regions(&self) -> Option<&'static ReplyRegions> {
+        Some(&REPLY_REGIONS)
     }
 }

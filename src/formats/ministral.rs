@@ -8,6 +8,8 @@
 
 use super::call_args::{CallArgs, CallHead, CallSink, Over};
 use super::Format;
+#[cfg(feature = "full")]
+use super::regions::{Open, Part, Region, ReplyRegions, UNTERMINATED_CALLS};
 use crate::findings::Analysis;
 use crate::api::{Delta, ReasoningFormat, RequestOptions};
 #[cfg(feature = "full")]
@@ -314,5 +316,25 @@ impl Format for Ministral {
     #[cfg(feature = "full")]
     fn preserved_tokens(&self, _a: &Analysis) -> Vec<String> {
         [THINK, THINK_END, TOOL_CALLS, ARGS].map(String::from).to_vec()
+    }
+
+    #[cfg(feature = "full")]
+    fn fresh_parser(&self, options: &RequestOptions, _generation_prompt: &str) -> Option<Box<dyn OutputParser>> {
+        Some(Box::new(MinistralParser::new(options.reasoning_format, options.json_schema.is_some()).stream_arguments(options.stream_arguments)))
+    }
+
+    #[cfg(feature = "full")]
+    /// `[THINK]…[/THINK]` blocks, `[TOOL_CALLS]NAME[ARGS]{…}` calls, the rest content.
+    fn reply_regions(&self) -> Option<&'static ReplyRegions> {
+        static REGIONS: ReplyRegions = ReplyRegions {
+            anchor: None,
+            regions: &[
+                Region { part: Part::Reasoning, open: Open::Literal(THINK), close: &[THINK_END], joined: true },
+                Region { part: Part::ToolCall, open: Open::Pattern("\\[TOOL_CALLS\\](?P<name>[^\\[\\]]+?)\\[ARGS\\]"), close: &[], joined: false },
+                Region { part: Part::Content, open: Open::Outside, close: &[], joined: true },
+            ],
+            losses: &[UNTERMINATED_CALLS],
+        };
+        Some(&REGIONS)
     }
 }

@@ -11,9 +11,12 @@
 //!
 //! A format owns, for a request: its output parser (having read its part of the generation prompt),
 //! the generation prompt of a continued message, its reasoning markers, its tool-call grammar and its
-//! preserved tokens. Which format a template uses is decided once, by the analysis
-//! (`analysis::detect_handler`, from the special tokens the template source writes — never
-//! from names); [`format_of`] maps that decision to its implementation.
+//! preserved tokens; for tests, a fresh parser; for `verify_template`, whether its replies hold calls;
+//! and for a Hugging Face `response_template`, its reply as regions ([`regions`]). Which format a
+//! template uses is decided once, by the analysis (`analysis::detect_handler`, from the special
+//! tokens the template source writes — never from names); [`format_of`] maps that decision to its
+//! implementation, the one table: nothing outside `analysis/` and `formats/` names a format
+//! (`tests/stages.rs`).
 
 use crate::findings::{Analysis, Handler};
 use crate::api::{Delta, RequestOptions};
@@ -34,6 +37,8 @@ mod call_args;
 mod functionary;
 mod harmony;
 mod ministral;
+#[cfg(feature = "full")]
+pub mod regions;
 
 #[cfg(feature = "full")]
 pub use auto::parser_prefill;
@@ -42,7 +47,7 @@ pub use functionary::FunctionaryParser;
 #[cfg(feature = "full")]
 pub use harmony::HarmonyParser;
 #[cfg(feature = "full")]
-pub use ministral::MinistralParser;
+use regions::ReplyRegions;
 
 /// One output format.
 pub trait Format: Sync {
@@ -83,6 +88,27 @@ pub trait Format: Sync {
     #[cfg(feature = "full")]
     /// The special tokens a runtime must keep whole.
     fn preserved_tokens(&self, a: &Analysis) -> Vec<String>;
+
+    #[cfg(feature = "full")]
+    /// A fresh parser (nothing read yet), for tests and fuzzing that drive a format without a
+    /// template. `generation_prompt` is only used by formats whose prompt holds a role header to skip
+    /// (Functionary). `None` where the format's markers come from an analysis.
+    fn fresh_parser(&self, _options: &RequestOptions, _generation_prompt: &str) -> Option<Box<dyn OutputParser>> {
+        None
+    }
+
+    #[cfg(feature = "full")]
+    /// The reply as regions, for a Hugging Face `response_template` (`response_template/derive.rs`);
+    /// `None`: the template is read off the analysis' markers.
+    fn reply_regions(&self) -> Option<&'static ReplyRegions> {
+        None
+    }
+
+    #[cfg(feature = "full")]
+    /// Whether a reply can hold tool calls for this template (`verify_template` renders calls only then).
+    fn writes_calls(&self, _a: &Analysis) -> bool {
+        true
+    }
 }
 
 /// The implementation of the format the analysis decided on.
@@ -94,21 +120,6 @@ pub fn format_of(handler: Handler) -> &'static dyn Format {
         Handler::Ministral3 => &ministral::Ministral,
         Handler::Addressed => &addressed::Addressed,
     }
-}
-
-#[cfg(feature = "full")]
-/// A dedicated format's parser, fresh (it has read nothing yet). `generation_prompt` is only used by
-/// formats whose prompt holds a role header to skip (Functionary).
-pub fn dedicated_parser(handler: Handler, options: &RequestOptions, generation_prompt: &str) -> Option<Box<dyn OutputParser>> {
-    let reasoning = options.reasoning_format;
-    let json = options.json_schema.is_some();
-    Some(match handler {
-        Handler::GptOss => Box::new(HarmonyParser::new(reasoning, json).stream_arguments(options.stream_arguments)),
-        Handler::FunctionaryV32 => Box::new(FunctionaryParser::new(reasoning, json, generation_prompt).stream_arguments(options.stream_arguments)),
-        Handler::Ministral3 => Box::new(MinistralParser::new(reasoning, json).stream_arguments(options.stream_arguments)),
-        // Its markers come from the analysis.
-        Handler::Autoparser | Handler::Addressed => return None,
-    })
 }
 
 /// Where a message header being read breaks in `text`, its next piece: at the first newline (when

@@ -7,10 +7,16 @@
 //! between pieces. `tool_calls` regions become tool-call deltas when they close. Other fields are
 //! not part of an OpenAI message (use `parse_response` for the whole dict). A region whose body
 //! does not parse is kept as content with a diagnostic; nothing fails on model output.
+//!
+//! Text leaves through the [`Emitter`], as every format's does, so the request's `reasoningFormat`
+//! applies: under `none` the reasoning regions' text stays in content, where it stands in the reply
+//! (without its delimiters: the regions report their text, not the markers that opened them).
+//! (A response-format schema's code fence is left as the template reads it.)
 
 use super::interpret::{CompiledTemplate, ResponseParser};
 use super::regions::RegionEvent;
 use crate::api::{Delta, Diagnostic, RequestOptions};
+use crate::parse::emit::Emitter;
 use crate::parse::OutputParser;
 use crate::Result;
 use serde_json::Value;
@@ -23,6 +29,11 @@ enum Role {
     Reasoning,
     Tools,
     Other,
+}
+
+/// Whether a field of a declared template is the message's reasoning.
+pub(super) fn is_reasoning(field: &str) -> bool {
+    role(field) == Role::Reasoning
 }
 
 fn role(field: &str) -> Role {
@@ -49,6 +60,8 @@ pub struct DeclaredParser {
     diagnostics: Vec<Diagnostic>,
     consumed: usize,
     writes: HashMap<String, usize>,
+    /// Where text goes for the request's `reasoningFormat`.
+    emit: Emitter,
 }
 
 impl DeclaredParser {
@@ -70,6 +83,7 @@ impl DeclaredParser {
             diagnostics: Vec::new(),
             consumed: 0,
             writes: HashMap::new(),
+            emit: Emitter::new(options.reasoning_format, false),
         };
         let events = std::mem::take(&mut p.inner.initial_events);
         p.convert(&events, initial);
@@ -100,10 +114,20 @@ impl DeclaredParser {
             }
         }
         self.region_emitted = true;
-        out.push(if r == Role::Reasoning { Delta::Reasoning(piece) } else { Delta::Content(piece) });
+        self.text_delta(r, &piece, out);
+    }
+
+    /// Text of a reasoning or content field, to where the request's `reasoningFormat` sends it.
+    fn text_delta(&mut self, r: Role, text: &str, out: &mut Vec<Delta>) {
+        if r == Role::Reasoning {
+            self.emit.reasoning(text, out);
+        } else {
+            self.emit.content(text, out);
+        }
     }
 
     fn convert(&mut self, events: &[RegionEvent], out: &mut Vec<Delta>) {
+        self.emit.begin(out.len());
         for e in events {
             match e {
                 RegionEvent::RegionOpen { .. } => {
@@ -121,12 +145,13 @@ impl DeclaredParser {
                     let r = role(field);
                     let (_, join) = self.text.get(field).cloned().unwrap_or((true, None));
                     let n = self.closes.entry(field.clone()).or_default();
-                    if !self.region_emitted && *n > 0 {
+                    let closed_before = *n > 0;
+                    *n += 1;
+                    if !self.region_emitted && closed_before {
                         if let Some(j) = join.clone().filter(|j| !j.is_empty()) {
-                            out.push(if r == Role::Reasoning { Delta::Reasoning(j) } else { Delta::Content(j) });
+                            self.text_delta(r, &j, out);
                         }
                     }
-                    *n += 1;
                     self.held_ws.clear();
                     self.region_emitted = false;
                     match r {
@@ -154,7 +179,7 @@ impl DeclaredParser {
             Value::String(raw) => {
                 // The region did not parse (lenient mode): its text stays content.
                 self.diagnostics.push(Diagnostic::new(self.consumed, "a tool_calls region did not parse; kept as content"));
-                out.push(Delta::Content(raw.clone()));
+                self.emit.content(raw, out);
                 return;
             }
             other => vec![other],
@@ -196,6 +221,7 @@ impl OutputParser for DeclaredParser {
             Ok((_, events)) => self.convert(&events, out),
             Err(e) => self.diagnostics.push(Diagnostic::new(self.consumed, e.to_string())),
         }
+        self.emit.finish(out);
         self.note_errors();
         Ok(())
     }

@@ -7,7 +7,9 @@
 //! produced. Patterns stay inside the subset our own interpreter runs (no look-around).
 
 use super::spec::{Field, Literals, ResponseTemplate};
-use crate::analysis::{fallback_formats, fallback_grammar_applies, Analysis, CallIdPosition, ContentMode, Handler, ReasoningMode, ToolFormat};
+use crate::analysis::{fallback_formats, fallback_grammar_applies, Analysis, CallIdPosition, ContentMode, ReasoningMode, ToolFormat};
+use crate::formats::format_of;
+use crate::formats::regions::{Open, Part, Region, RegionLoss, ReplyRegions, UNTERMINATED_CALLS};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
@@ -69,18 +71,17 @@ pub fn derive_spec(analysis: &Analysis, options: &DeriveOptions) -> (ResponseTem
         }
         None => analysis,
     };
-    let anchor = match (&options.start_anchor, analysis.handler) {
+    // The format's own regions, where the analysis' markers do not describe its reply.
+    let regions = format_of(analysis.handler).reply_regions();
+    let anchor = match (&options.start_anchor, regions.and_then(|r| r.anchor)) {
         (Some(a), _) => a.trim().to_string(),
-        (None, Handler::GptOss) => "<|start|>assistant".to_string(),
-        (None, _) => trim(&analysis.assistant_start).to_string(),
+        (None, Some(a)) => a.to_string(),
+        (None, None) => trim(&analysis.assistant_start).to_string(),
     };
     let mut d = Deriver { a: analysis, losses: Vec::new(), fields: Vec::new(), rf: options.reasoning_field.clone(), anchor: anchor.clone() };
-    match analysis.handler {
-        Handler::GptOss => d.harmony(),
-        Handler::Ministral3 => d.ministral(),
-        Handler::FunctionaryV32 => d.functionary(),
-        Handler::Addressed => d.addressed(),
-        Handler::Autoparser => {
+    match regions {
+        Some(r) => d.regions(r),
+        None => {
             d.reasoning();
             d.tools();
             d.content();
@@ -91,7 +92,7 @@ pub fn derive_spec(analysis: &Analysis, options: &DeriveOptions) -> (ResponseTem
     if let Some(rule) = fallback_rule {
         let detail = format!("the template renders no tool format: the tool calls are the parser fallback's first format ({rule}); its other conventions, read side by side, are not expressed");
         d.loss("tools.fallback", "partial", &detail);
-    } else if analysis.handler == Handler::Autoparser && analysis.tools.format.mode == ToolFormat::None {
+    } else if regions.is_none() && analysis.tools.format.mode == ToolFormat::None {
         // With tools in the request our parser still reads calls by the fallback's conventions (rule
         // R13); the template names no call syntax, so no field can say which one the model uses.
         d.loss("tools.fallback", "unsupported", "the template renders no tool format and names no call markers: with tools in the request the parser reads calls written in any of the fallback's conventions (rule R13), which no field expresses");
@@ -539,67 +540,53 @@ impl Deriver<'_> {
         self.push("tool_calls", f);
     }
 
-    fn harmony(&mut self) {
-        let rf = self.rf.clone();
-        self.push(&rf, text_field("<|channel|>analysis<|message|>", "<|end|>"));
-        // Final answers and recipient-less commentary preambles are both content.
-        // (A message without a channel header right after the role, as some harmony templates render
-        // the final one, too.)
-        let open = "(?:<\\|channel\\|>(?:final|commentary)|^|<\\|start\\|>assistant)<\\|message\\|>";
-        let mut content = Field { open_pattern: Some(open.into()), ..Field::default() };
-        content.close = Some(Literals::Many(vec!["<|end|>".into(), "<|return|>".into()]));
-        self.push("content", content);
-        self.push(
-            "tool_calls",
-            Field {
-                open_pattern: Some("to=functions\\.(?P<name>[\\w.\\-]+)(?:[^<]|<\\|channel\\|>|<\\|constrain\\|>)*<\\|message\\|>".into()),
-                close: Some(Literals::Many(vec!["<|call|>".into(), "<|end|>".into()])),
-                repeats: Some(true),
-                content: Some("json".into()),
-                transform: Some(call_transform("{name}".into(), "{content}".into(), None)),
-                ..Field::default()
-            },
-        );
-        self.loss("harmony.continuation", "partial", "harmony repeats `<|start|>assistant` inside one message: when a prompt continues a message, what it wrote before the last anchor (its reasoning) is not part of the parse");
+    /// A format's own regions ([`ReplyRegions`]), in its field order, then its losses.
+    fn regions(&mut self, r: &ReplyRegions) {
+        for region in r.regions {
+            self.region(region);
+        }
+        for l in r.losses {
+            self.loss_of(l);
+        }
     }
 
-    /// Repeated JSON-argument calls whose opener names the function (a `name` group), then free content:
-    /// the layout both dedicated bracket/recipient formats share.
-    fn named_json_calls_then_content(&mut self, open_pattern: &str) {
-        self.push(
-            "tool_calls",
-            Field {
-                open_pattern: Some(open_pattern.into()),
-                repeats: Some(true),
-                content: Some("json".into()),
-                transform: Some(call_transform("{name}".into(), "{content}".into(), None)),
-                ..Field::default()
-            },
-        );
-        self.push("content", Field { repeats: Some(true), join: Some(String::new()), ..Field::default() });
+    fn region(&mut self, r: &Region) {
+        let mut f = Field::default();
+        match r.open {
+            Open::Outside => {}
+            Open::Literal(open) => f.open = Some(Literals::One(open.into())),
+            Open::Pattern(open) => f.open_pattern = Some(open.into()),
+        }
+        f.close = match r.close {
+            [] => None,
+            [one] => Some(Literals::One(one.to_string())),
+            many => Some(Literals::Many(many.iter().map(|m| m.to_string()).collect())),
+        };
+        match r.part {
+            Part::Reasoning if r.joined => self.push_reasoning(f),
+            Part::Reasoning => self.push(&self.rf.clone(), f),
+            Part::Content => {
+                if r.joined {
+                    f.repeats = Some(true);
+                    f.join = Some(String::new());
+                }
+                self.push("content", f);
+            }
+            Part::ToolCall => {
+                f.repeats = Some(true);
+                f.content = Some("json".into());
+                f.transform = Some(call_transform("{name}".into(), "{content}".into(), None));
+                self.push("tool_calls", f);
+            }
+        }
     }
 
-    fn ministral(&mut self) {
-        self.push_reasoning(text_field("[THINK]", "[/THINK]"));
-        self.named_json_calls_then_content("\\[TOOL_CALLS\\](?P<name>[^\\[\\]]+?)\\[ARGS\\]");
-        self.unterminated();
-    }
-
-    fn functionary(&mut self) {
-        self.named_json_calls_then_content(">>>(?P<name>[\\w.\\-]+)\\n");
-        self.loss("functionary.recipients", "unsupported", "`>>>recipient` blocks have no closing marker and `>>>all` is content: the spec cannot end a region at the next opener nor exclude one name");
-    }
-
-    fn addressed(&mut self) {
-        self.loss("messages.recipients", "unsupported", "each message is headed by its recipient (content, reasoning or a tool's name) and a call's body follows the header: the spec cannot route a region by a name in its opener");
+    fn loss_of(&mut self, l: &RegionLoss) {
+        self.loss(l.feature, l.severity, l.detail);
     }
 
     fn unterminated(&mut self) {
-        self.loss(
-            "tools.parallel_unterminated",
-            "unsupported",
-            "calls have no closing marker: a call runs to the next region or the end of the output, so a second call in the same turn breaks the first one's JSON (single calls parse)",
-        );
+        self.loss_of(&UNTERMINATED_CALLS);
     }
 
     fn common_losses(&mut self) {

@@ -27,6 +27,7 @@ pub use spec::{Field, Literals, ResponseTemplate};
 pub use verify::{check_declared, DeclaredCheck, DeclaredDisagreement};
 
 use crate::analysis::Analysis;
+use crate::api::{ReasoningFormat, RequestOptions};
 use crate::session::ChatTemplate;
 use serde_json::{json, Value};
 
@@ -51,7 +52,7 @@ fn prompt_closes_reasoning(template: &ChatTemplate, analysis: &Analysis) -> bool
         return false;
     }
     [None, Some(false)].into_iter().any(|enable_thinking| {
-        let options = crate::api::RequestOptions { enable_thinking, ..Default::default() };
+        let options = RequestOptions { enable_thinking, ..Default::default() };
         crate::session::generation_prompt(template, analysis, &options).is_ok_and(|gp| gp.contains(end) && !gp.contains(start))
     })
 }
@@ -67,7 +68,7 @@ fn anchor_from_render(template: &ChatTemplate, analysis: &Analysis) -> Option<St
     if !marker.is_empty() && after_user.contains(marker) {
         return None;
     }
-    let gp = crate::session::generation_prompt(template, analysis, &crate::api::RequestOptions::default()).unwrap_or_default();
+    let gp = crate::session::generation_prompt(template, analysis, &RequestOptions::default()).unwrap_or_default();
     let candidate = if !gp.trim().is_empty() && after_user.contains(gp.trim()) { gp.as_str() } else { after_user };
     // Up to the reasoning opener: whether the prompt opens (or closes) reasoning depends on the request.
     let start = analysis.reasoning.start.trim();
@@ -114,9 +115,41 @@ pub fn response_template(template: &ChatTemplate, options: &ResponseTemplateOpti
 }
 
 /// A [`crate::parse::StreamParser`] that parses with a declared template; `prefix` is the prompt
-/// the output continues (the generation prompt, or the whole rendered prompt).
-pub fn declared_stream_parser(t: std::rc::Rc<CompiledTemplate>, prefix: &str, options: &crate::api::RequestOptions) -> crate::Result<crate::session::StreamParser> {
-    let mut initial = Vec::new();
-    let p = DeclaredParser::new(t, prefix, options, &mut initial)?;
-    Ok(crate::session::StreamParser::with_parser(Box::new(p), initial, options))
+/// the output continues (the generation prompt, or the whole rendered prompt). Its text goes through
+/// the emitter as every format's does, so `reasoningFormat` means the same (`deepseek-legacy`: an
+/// extracting and a `none` parse side by side, as for every format).
+pub fn declared_stream_parser(t: std::rc::Rc<CompiledTemplate>, prefix: &str, options: &RequestOptions) -> crate::Result<crate::session::StreamParser> {
+    crate::session::StreamParser::over(options, |options| {
+        let mut initial = Vec::new();
+        let p = DeclaredParser::new(t.clone(), prefix, options, &mut initial)?;
+        Ok((Box::new(p) as Box<dyn crate::parse::OutputParser>, initial))
+    })
+}
+
+/// [`parse_response_with`] under a request's `reasoningFormat`, routed as `parseOutput` routes it:
+/// `auto` and `deepseek` give transformers' dict as it is; `none` drops the reasoning fields
+/// (`thinking`, `reasoning`, `reasoning_content`) and `content` is the reply's text as the emitter
+/// sends it under `none` (the reasoning where it stands, see [`DeclaredParser`]); `deepseek-legacy`
+/// keeps the reasoning fields with that `content`.
+pub fn parse_response_as(t: std::rc::Rc<CompiledTemplate>, text: &str, prefix: &str, tools: &[Value], reasoning_format: ReasoningFormat) -> crate::Result<Value> {
+    let mut dict = parse_response_with(t.clone(), text, prefix, tools)?;
+    if matches!(reasoning_format, ReasoningFormat::Auto | ReasoningFormat::Deepseek) {
+        return Ok(dict);
+    }
+    let options = RequestOptions { reasoning_format: ReasoningFormat::None, tools: tools.to_vec(), ..Default::default() };
+    let mut inline = declared_stream_parser(t, prefix, &options)?;
+    inline.push(text);
+    inline.finish()?;
+    let content = inline.message().content.clone();
+    if let Value::Object(fields) = &mut dict {
+        if reasoning_format == ReasoningFormat::None {
+            fields.retain(|name, value| !(declared::is_reasoning(name) && value.is_string()));
+        }
+        if content.is_empty() {
+            fields.remove("content");
+        } else {
+            fields.insert("content".into(), content.into());
+        }
+    }
+    Ok(dict)
 }

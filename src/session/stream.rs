@@ -63,14 +63,22 @@ impl StreamParser {
     /// (see [`super::generation_prompt`]; for continued messages, including the prefill).
     pub fn new(analysis: &Analysis, generation_prompt: &str, options: &RequestOptions) -> Result<StreamParser> {
         let format = format_of(analysis.handler);
+        Self::over(options, |options| Ok(format.parser(analysis, options, generation_prompt)))
+    }
+
+    /// A parser over the output parsers `make` builds for the request's options, each with the deltas
+    /// its construction produced (from the prompt): one, or for `deepseek-legacy` an extracting and a
+    /// `none` one read side by side ([`InlineReasoning`]), whatever the parser (a format's, a declared
+    /// response template's).
+    pub fn over(options: &RequestOptions, mut make: impl FnMut(&RequestOptions) -> Result<(Box<dyn OutputParser>, Vec<Delta>)>) -> Result<StreamParser> {
         let (inner, mut initial) = if options.reasoning_format == ReasoningFormat::DeepseekLegacy {
             let with = |reasoning_format| RequestOptions { reasoning_format, ..options.clone() };
-            let (extract, extract_initial) = format.parser(analysis, &with(ReasoningFormat::Auto), generation_prompt);
-            let (inline, inline_initial) = format.parser(analysis, &with(ReasoningFormat::None), generation_prompt);
+            let (extract, extract_initial) = make(&with(ReasoningFormat::Auto))?;
+            let (inline, inline_initial) = make(&with(ReasoningFormat::None))?;
             let p: Box<dyn OutputParser> = Box::new(InlineReasoning::new(extract, inline));
             (p, InlineReasoning::initial(extract_initial, inline_initial))
         } else {
-            format.parser(analysis, options, generation_prompt)
+            make(options)?
         };
         let mut parser = StreamParser {
             inner,
@@ -89,28 +97,6 @@ impl StreamParser {
         parser.accept(&mut initial);
         parser.initial = initial;
         Ok(parser)
-    }
-
-    /// A parser over any [`OutputParser`] (e.g. a declared response template), with the deltas
-    /// its construction produced (from the prompt).
-    pub fn with_parser(inner: Box<dyn OutputParser>, mut initial: Vec<Delta>, options: &RequestOptions) -> StreamParser {
-        let mut parser = StreamParser {
-            inner,
-            message: Message::default(),
-            is_partial: options.is_partial,
-            initial: Vec::new(),
-            failed: None,
-            finished: false,
-            unreturned: Vec::new(),
-            ids: CallIds::new(&options.messages),
-            inline_reasoning: false,
-            strict: options.strict,
-            finish_reason: None,
-            exit: Exit::default(),
-        };
-        parser.accept(&mut initial);
-        parser.initial = initial;
-        parser
     }
 
     /// An independent copy in the same state, when its output parser can make one (see

@@ -6,9 +6,9 @@
 
 use super::{generation_prompt, ChatTemplate, StreamParser};
 use crate::analysis::{common_prefix_len, common_suffix_len};
-use crate::findings::{Analysis, Handler, ReasoningMode, ToolFormat};
+use crate::findings::{Analysis, ReasoningMode};
 use crate::api::{Message, RequestOptions, ToolCall};
-use crate::formats::parser_prefill;
+use crate::formats::{format_of, parser_prefill};
 use crate::text::is_space;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -143,8 +143,7 @@ fn fixtures(a: &Analysis) -> Vec<(&'static str, Message)> {
         f.push(("reasoning", msg("It is 4.", "The user asks for 2+2. That is 4.", vec![])));
     }
     // Without a tool format, calls are read by the fallback where it also builds a grammar.
-    let calls = a.tools.format.mode != ToolFormat::None || crate::analysis::fallback_grammar_applies(a);
-    if calls || a.handler != Handler::Autoparser {
+    if format_of(a.handler).writes_calls(a) {
         let weather = || call("call00001", "get_weather", json!({ "location": "Paris", "unit": "celsius" }));
         f.push(("tool_call", msg("", "", vec![weather()])));
         if a.caps.supports_parallel_tool_calls {

@@ -430,10 +430,17 @@ export function responseTemplate(
 
 /**
  * transformers' `parse_response`: the message dict a declared response template gives for `text`
- * (`prefix`: the rendered prompt, cut after its last `start_anchor`; `tools`: types arguments).
+ * (`prefix`: the rendered prompt, cut after its last `start_anchor`; `tools`: types arguments;
+ * `reasoningFormat` as `parseOutput` applies it: `'auto'` (default) and `'deepseek'` give transformers'
+ * dict, `'none'` no reasoning field and the reasoning text in `content` where it stands,
+ * `'deepseek-legacy'` the reasoning field and that `content`).
  * @throws {ChatAutoparserError} `InvalidInput` for a bad template, `Parse` where transformers raises.
  */
-export function parseResponse(text: string, responseTemplate: HfResponseTemplate, options?: { prefix?: string; tools?: Tool[] }): Record<string, unknown>;
+export function parseResponse(
+  text: string,
+  responseTemplate: HfResponseTemplate,
+  options?: { prefix?: string; tools?: Tool[]; reasoningFormat?: 'none' | 'auto' | 'deepseek' | 'deepseek-legacy' },
+): Record<string, unknown>;
 
 /** The package version. */
 export function version(): string;

@@ -73,13 +73,13 @@ pub fn check(t: Rc<CompiledTemplate>, report: &VerifyReport) -> DeclaredCheck {
 
 /// `parseResponse`: the template arrives as JSON text, which keys the compiled templates (read and
 /// compiled once per distinct text: both cost more than parsing a reply).
-pub fn parse_response(text: &str, rt_json: &str, prefix: &str, tools: &[serde_json::Value]) -> Result<serde_json::Value, JsValue> {
+pub fn parse_response(text: &str, rt_json: &str, prefix: &str, tools: &[serde_json::Value], reasoning_format: crate::api::ReasoningFormat) -> Result<serde_json::Value, JsValue> {
     #[cfg(feature = "size-probe-no-declared")]
-    return { let _ = (text, rt_json, prefix, tools); Err(super::convert::to_js_error(probe_error())) };
+    return { let _ = (text, rt_json, prefix, tools, reasoning_format); Err(super::convert::to_js_error(probe_error())) };
     #[cfg(not(feature = "size-probe-no-declared"))]
     {
         let t = crate::response_template::compiled_by_key(rt_json, || compile(rt_json, "responseTemplate"))?;
-        super::convert::js(crate::response_template::parse_response_with(t, text, prefix, tools))
+        super::convert::js(crate::response_template::parse_response_as(t, text, prefix, tools, reasoning_format))
     }
 }
 

@@ -190,7 +190,8 @@ pub fn verify_template(template_or_source: JsValue) -> Result<JsValue, JsValue> 
 }
 
 /// transformers' `parse_response`: parse `text` with a declared `response_template` object;
-/// returns the message dict exactly as transformers builds it. Options: `{prefix, tools}`.
+/// returns the message dict exactly as transformers builds it. Options: `{prefix, tools,
+/// reasoningFormat}` (`reasoningFormat` as `parseOutput` applies it; `auto` by default, transformers' dict).
 #[wasm_bindgen(js_name = parseResponse)]
 pub fn parse_response(text: &str, response_template: &str, options: Option<String>) -> Result<JsValue, JsValue> {
     #[derive(serde::Deserialize, Default)]
@@ -198,9 +199,11 @@ pub fn parse_response(text: &str, response_template: &str, options: Option<Strin
     struct Opts {
         prefix: String,
         tools: Vec<serde_json::Value>,
+        #[serde(rename = "reasoningFormat")]
+        reasoning_format: crate::api::ReasoningFormat,
     }
     let opts: Opts = from_json_opt(options, "options")?;
-    convert::value_to_js(&declared::parse_response(text, response_template, &opts.prefix, &opts.tools)?)
+    convert::value_to_js(&declared::parse_response(text, response_template, &opts.prefix, &opts.tools, opts.reasoning_format)?)
 }
 
 /// The analysis as a Hugging Face `response_template`: `{responseTemplate, losses}`.

@@ -241,7 +241,7 @@ pub fn check_raw_subject(s: &super::Subject, text: &str) -> Result<(), String> {
         return Ok(());
     }
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let mut p = StreamParser::with_parser((s.make)(), Vec::new(), &RequestOptions::default());
+        let mut p = StreamParser::over(&RequestOptions::default(), |_| Ok(((s.make)(), Vec::new()))).expect("builds");
         let mut deltas = p.push(text);
         deltas.extend(p.finish().unwrap_or_default());
         (deltas, p.message().clone())

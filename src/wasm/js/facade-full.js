@@ -14,6 +14,7 @@ const COMPILE_OPTIONS = {
 const PARSE_RESPONSE_OPTIONS = {
   prefix: [(v) => typeof v === 'string', 'a string'],
   tools: [Array.isArray, 'an array of tools'],
+  reasoningFormat: REQUEST_OPTIONS.reasoningFormat,
 };
 
 function contextJson(context) {
