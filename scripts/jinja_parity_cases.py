@@ -58,6 +58,14 @@ CASES = [
  ("floats print as Python's repr (also through ~); splitlines on every Python line boundary; sum of Undefined raises", "{{ 'x' ~ 1e20 ~ '|' ~ 1e-05 ~ '|' ~ 1e15 }}|{{ '\\v'.splitlines() }}{{ 'a\\fb'.splitlines() }}", {}),
  ("", "{{ [1, missing]|sum }}", {}),
  ("a for loop's else block scopes its assignments", "{% for x in [] %}{% else %}{% set y = 1 %}{% endfor %}[{{ y }}]", {}),
+ ("unhashable-membership: `x in dict` of a list or dict raises (also after `for x in[`, which lost the operator rewrite)", "{%for item in[[2[3]],'']recursive%}{{loop(item if item and[])}}{%if(tools in d)%}{%endif%}{%endfor%}", {"tools": [], "d": {}}),
+ ("", "{{ [] in {} }}", {}),
+ ("", "{{ {} not in {'a': 1} }}", {}),
+ ("", "{{ ([1],) in {} }}", {}),
+ ("", "{{ (1, 'a') in {} }}{{ missing in {} }}{{ {} in (1, 2) }}", {}),
+ ("undefined-ordering: ordering with Undefined raises (also in a loop filter after `in{`)", "{%for v2 in{'':bos_token,'':2}if(().count(\"\\\"\")[2]<(l|default()))%}{%macro cm4()%}{%endmacro%}{%endfor%}", {"bos_token": "<s>"}),
+ ("", "{{ (0[2] < '') }}", {}),
+ ("", "{%for v in[1]if(0[2]<1)%}{%endfor%}", {}),
 ]
 rows = []
 env = environment
