@@ -66,6 +66,16 @@ CASES = [
  ("undefined-ordering: ordering with Undefined raises (also in a loop filter after `in{`)", "{%for v2 in{'':bos_token,'':2}if(().count(\"\\\"\")[2]<(l|default()))%}{%macro cm4()%}{%endmacro%}{%endfor%}", {"bos_token": "<s>"}),
  ("", "{{ (0[2] < '') }}", {}),
  ("", "{%for v in[1]if(0[2]<1)%}{%endfor%}", {}),
+ ("selectattr/rejectattr without an attribute fail only when iterated (seed 901)", "{%if([]!=tools|selectattr())%}{%endif%}{{ []|selectattr()|list }}{{ [] != tools|rejectattr() }}", {"tools": [{}]}),
+ ("", "{{ tools|selectattr()|list }}", {"tools": [{}]}),
+ ("a group's list is a list (tojson serializes it; seed 901)", "{%for x2 in(messages|groupby('role')|map('list'))%}{{(x2|tojson|safe)}}{%set b3%}{%endset%}{%endfor%}", {"messages": [{"role": "user"}]}),
+ ("", "{% for g in messages|groupby('role') %}{{ g|list|tojson }}{{ g.list|tojson }}{{ g.list|length }}{% endfor %}", {"messages": [{"role": "user"}, {"role": "user"}]}),
+ ("a macro argument passed as an undefined value is bound, its default does not apply (seed 901)", "{%macro mac1(a=100,b=none)%}{%for tool4 in tools if(a is lessthan 1)%}{%endfor%}{%endmacro%}{{mac1((((add_generation_prompt|string).strip())if(0b101<3)))}}", {"tools": [{}]}),
+ ("", "{% macro m(c=none) %}[{{ c }}]{% endmacro %}{{ m(c=[].x) }}{{ m([].x) }}{{ m() }}{{ m(1) }}", {}),
+ ("", "{% macro n(a=1) %}[{{ a }}]{% endmacro %}{% macro m(a, b=2) %}{{ n(a) }}{{ n(b) }}{% endmacro %}{{ m() }}{{ m(3) }}", {}),
+ ("a slice of None is undefined (seed 902)", "{{(none and messages)[:]}}|{{ none[1:2] is defined }}", {}),
+ ("break/continue in a for loop's else block leave the enclosing loop; without one the template fails to compile (seed 902: minijinja panicked)", "{% for x in [1, 2] %}{% for y in [] %}{% else %}{% continue %}{% endfor %}{{ x }}{% endfor %}", {}),
+ ("", "{%for item in [] %}{%else %}{%continue %}{%endfor %}{%macro cm4() %}{%endmacro %}", {}),
 ]
 rows = []
 env = environment

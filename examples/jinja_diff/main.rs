@@ -10,7 +10,8 @@
 //! nice cargo run --profile bench --example jinja_diff -- 200000 1    # a long run
 //! ```
 //!
-//! Arguments: `COUNT [SEED] [--budget-secs N]` (stop after N seconds, reporting how many ran). The report (every difference: original and minimised program, both
+//! Arguments: `COUNT [SEED] [--budget-secs N] [--from N]` (stop after N seconds, reporting how many ran;
+//! start at program N). The report (every difference: original and minimised program, both
 //! outcomes) goes to `target/jinja_diff/SEED.jsonl`. `JINJA_DIFF_PYTHON` names the interpreter.
 //! `--replay FILE` renders the programs of a JSONL file (`{"template", "context"}` per line) instead.
 
@@ -104,7 +105,11 @@ fn render_ours(template: &str, context: &Value) -> Outcome {
     match catch_unwind(AssertUnwindSafe(|| render_template(template, context, options))) {
         Ok(Ok(s)) => Outcome::Ok(s),
         Ok(Err(e)) => Outcome::Err(e.to_string()),
-        Err(_) => Outcome::Err("PANIC".into()),
+        Err(_) => {
+            // A panic aborts a build with `panic = "abort"` (the bench profile); a dev build gets here.
+            eprintln!("PANIC rendering {template:?} with {context}");
+            Outcome::Err("PANIC".into())
+        }
     }
 }
 
@@ -498,7 +503,10 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let replay = args.iter().position(|a| a == "--replay").and_then(|i| args.get(i + 1)).cloned();
     let budget = args.iter().position(|a| a == "--budget-secs").and_then(|i| args.get(i + 1)).and_then(|v| v.parse::<f64>().ok());
-    let nums: Vec<u64> = args.iter().enumerate().filter(|(i, _)| *i == 0 || args[i - 1] != "--budget-secs").filter_map(|(_, a)| a.parse().ok()).collect();
+    // `--from N`: start at program N (to reproduce a late one without running those before).
+    let from = args.iter().position(|a| a == "--from").and_then(|i| args.get(i + 1)).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    let nums: Vec<u64> =
+        args.iter().enumerate().filter(|(i, _)| *i == 0 || !["--budget-secs", "--from"].contains(&args[i - 1].as_str())).filter_map(|(_, a)| a.parse().ok()).collect();
     let count = nums.first().copied().unwrap_or(3000);
     let seed = nums.get(1).copied().unwrap_or(27);
     let programs: Option<Vec<(String, Value)>> = replay.map(|f| {
@@ -530,7 +538,7 @@ fn main() {
     let feeder = {
         let programs = programs.clone();
         std::thread::spawn(move || {
-            for i in 0..count {
+            for i in from..count {
                 let (t, c) = match &programs {
                     Some(p) => p[i as usize].clone(),
                     None => {
@@ -557,7 +565,7 @@ fn main() {
     let mut dump = std::env::var("JINJA_DIFF_DUMP").ok().map(|p| std::fs::File::create(p).expect("dump file"));
     let mut ran = 0u64;
     let mut timing = [std::time::Duration::ZERO; 4];
-    for i in 0..count {
+    for i in from..count {
         if budget.is_some_and(|b| start.elapsed().as_secs_f64() > b) {
             break;
         }
@@ -618,7 +626,7 @@ fn main() {
             eprintln!("jinja_diff: {} / {count} programs, {} unexplained, {:.0} s", i + 1, unexplained.len(), start.elapsed().as_secs_f64());
         }
     }
-    if ran < count {
+    if from + ran < count {
         // Stopped early: the worker is ended, which ends the feeder's writes.
         let _ = worker.child.kill();
     }

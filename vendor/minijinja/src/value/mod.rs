@@ -493,6 +493,9 @@ pub(crate) enum StringType {
 pub(crate) enum UndefinedType {
     Default,
     Silent,
+    // PATCH(chat-autoparser) 10: a macro argument the call did not pass (its default applies); an
+    // undefined value passed explicitly is bound as it is, as in Jinja2. Otherwise as `Default`.
+    MissingArgument,
 }
 
 /// Where an undefined value originated from.
