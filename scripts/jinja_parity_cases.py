@@ -76,6 +76,7 @@ CASES = [
  ("a slice of None is undefined (seed 902)", "{{(none and messages)[:]}}|{{ none[1:2] is defined }}", {}),
  ("break/continue in a for loop's else block leave the enclosing loop; without one the template fails to compile (seed 902: minijinja panicked)", "{% for x in [1, 2] %}{% for y in [] %}{% else %}{% continue %}{% endfor %}{{ x }}{% endfor %}", {}),
  ("", "{%for item in [] %}{%else %}{%continue %}{%endfor %}{%macro cm4() %}{%endmacro %}", {}),
+ ("an iterator equals only itself, and comparing does not consume it (seed 901)", "{%if([]!=tools|selectattr(''))%}{%elif(((5)|sum))%}{%endif%}|{% set g = [1]|map('string') %}{{ g == ['1'] }}{{ g == g }}{{ g|list }}", {}),
 ]
 rows = []
 env = environment

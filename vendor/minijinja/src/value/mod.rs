@@ -771,6 +771,16 @@ impl PartialEq for Value {
                                 ObjectRepr::Seq | ObjectRepr::Iterable,
                                 ObjectRepr::Seq | ObjectRepr::Iterable,
                             ) => {
+                                // PATCH(chat-autoparser) 13: an iterable of unknown length (an
+                                // iterator, as Jinja2's map/select generators) equals only itself,
+                                // as in Python, and comparing does not consume it.
+                                let iterator = |o: &DynObject| {
+                                    matches!(o.repr(), ObjectRepr::Iterable)
+                                        && o.enumerator_len().is_none()
+                                };
+                                if iterator(a) || iterator(b) {
+                                    return false;
+                                }
                                 if let (Some(ak), Some(bk)) = (a.try_iter(), b.try_iter()) {
                                     ak.eq(bk)
                                 } else {
