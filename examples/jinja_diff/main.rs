@@ -10,7 +10,8 @@
 //! nice cargo run --profile bench --example jinja_diff -- 200000 1    # a long run
 //! ```
 //!
-//! Arguments: `COUNT [SEED] [--budget-secs N]` (stop after N seconds, reporting how many ran). The report (every difference: original and minimised program, both
+//! Arguments: `COUNT [SEED] [--budget-secs N] [--from N]` (stop after N seconds, reporting how many ran;
+//! start at program N). The report (every difference: original and minimised program, both
 //! outcomes) goes to `target/jinja_diff/SEED.jsonl`. `JINJA_DIFF_PYTHON` names the interpreter.
 //! `--replay FILE` renders the programs of a JSONL file (`{"template", "context"}` per line) instead.
 
@@ -18,10 +19,11 @@ mod gen;
 
 use chat_autoparser::{render_template, RenderOptions};
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 /// 2024-07-26 12:00:00 UTC, the fixed clock of the reference (`strftime_now`).
@@ -81,6 +83,14 @@ fn without_addresses(s: &str) -> std::borrow::Cow<'_, str> {
     out.into()
 }
 
+/// Whether our outcome alone allows a difference of `kind` (Python's render is then needed to tell).
+fn ours_can_be(kind: Kind, ours: &Outcome) -> bool {
+    match kind {
+        Kind::Output | Kind::PythonRaises => matches!(ours, Outcome::Ok(_)),
+        Kind::WeRaise => matches!(ours, Outcome::Err(_)),
+    }
+}
+
 fn kind_of(py: &Outcome, ours: &Outcome) -> Option<Kind> {
     match (py, ours) {
         (Outcome::Ok(a), Outcome::Ok(b)) if without_addresses(a) != without_addresses(b) => Some(Kind::Output),
@@ -95,7 +105,11 @@ fn render_ours(template: &str, context: &Value) -> Outcome {
     match catch_unwind(AssertUnwindSafe(|| render_template(template, context, options))) {
         Ok(Ok(s)) => Outcome::Ok(s),
         Ok(Err(e)) => Outcome::Err(e.to_string()),
-        Err(_) => Outcome::Err("PANIC".into()),
+        Err(_) => {
+            // A panic aborts a build with `panic = "abort"` (the bench profile); a dev build gets here.
+            eprintln!("PANIC rendering {template:?} with {context}");
+            Outcome::Err("PANIC".into())
+        }
     }
 }
 
@@ -166,9 +180,17 @@ struct Minimizer {
     worker: Worker,
     kind: Kind,
     tests: usize,
+    /// Tests that needed Python's render.
+    python_tests: usize,
+    /// Every candidate tried, with its answer.
+    seen: HashMap<(String, String), bool>,
     /// Minimising stops here (a program near the reference's time limit makes every test slow).
     deadline: Instant,
 }
+
+/// Minimisation tests in the whole run, and how many of them needed Python's render.
+static TESTS: AtomicUsize = AtomicUsize::new(0);
+static PYTHON_TESTS: AtomicUsize = AtomicUsize::new(0);
 
 /// Most time one difference's minimisation may take.
 const MINIMIZE_SECS: u64 = 60;
@@ -179,9 +201,19 @@ impl Minimizer {
             return false;
         }
         self.tests += 1;
-        let py = self.worker.render(template, context);
+        // Python's render (its compile) is most of the time: a candidate tried before is not rendered
+        // again, and one whose render here rules the kind out is not sent to Python.
+        let key = (template.to_string(), context.to_string());
+        if let Some(&known) = self.seen.get(&key) {
+            return known;
+        }
         let ours = render_ours(template, context);
-        kind_of(&py, &ours) == Some(self.kind)
+        let still = ours_can_be(self.kind, &ours) && {
+            self.python_tests += 1;
+            kind_of(&self.worker.render(template, context), &ours) == Some(self.kind)
+        };
+        self.seen.insert(key, still);
+        still
     }
 
     /// Greedy chunk removal over `units` (halving chunk sizes), keeping every removal that stays a
@@ -390,13 +422,15 @@ fn remove_path(v: &mut Value, path: &[Value]) -> bool {
 
 fn minimize(worker: Worker, kind: Kind, template: &str, context: &Value) -> (String, Value, Worker) {
     let deadline = Instant::now() + std::time::Duration::from_secs(MINIMIZE_SECS);
-    let mut m = Minimizer { worker, kind, tests: 0, deadline };
+    let mut m = Minimizer { worker, kind, tests: 0, python_tests: 0, seen: HashMap::new(), deadline };
     let units = m.shrink_units(tag_units(template), context);
     let units = m.unwrap_blocks(units, context);
     let units = m.shrink_units(units.concat().split_inclusive(['}', '%', ' ']).map(str::to_string).collect(), context);
     let units = m.shrink_units(fine_units(&units.concat()), context);
     let template = units.concat();
     let context = m.shrink_context(&template, context.clone());
+    TESTS.fetch_add(m.tests, Ordering::Relaxed);
+    PYTHON_TESTS.fetch_add(m.python_tests, Ordering::Relaxed);
     (template, context, m.worker)
 }
 
@@ -469,7 +503,10 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let replay = args.iter().position(|a| a == "--replay").and_then(|i| args.get(i + 1)).cloned();
     let budget = args.iter().position(|a| a == "--budget-secs").and_then(|i| args.get(i + 1)).and_then(|v| v.parse::<f64>().ok());
-    let nums: Vec<u64> = args.iter().enumerate().filter(|(i, _)| *i == 0 || args[i - 1] != "--budget-secs").filter_map(|(_, a)| a.parse().ok()).collect();
+    // `--from N`: start at program N (to reproduce a late one without running those before).
+    let from = args.iter().position(|a| a == "--from").and_then(|i| args.get(i + 1)).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    let nums: Vec<u64> =
+        args.iter().enumerate().filter(|(i, _)| *i == 0 || !["--budget-secs", "--from"].contains(&args[i - 1].as_str())).filter_map(|(_, a)| a.parse().ok()).collect();
     let count = nums.first().copied().unwrap_or(3000);
     let seed = nums.get(1).copied().unwrap_or(27);
     let programs: Option<Vec<(String, Value)>> = replay.map(|f| {
@@ -501,7 +538,7 @@ fn main() {
     let feeder = {
         let programs = programs.clone();
         std::thread::spawn(move || {
-            for i in 0..count {
+            for i in from..count {
                 let (t, c) = match &programs {
                     Some(p) => p[i as usize].clone(),
                     None => {
@@ -527,14 +564,22 @@ fn main() {
     // `JINJA_DIFF_DUMP=FILE`: every program with both outcomes (to tune the generator).
     let mut dump = std::env::var("JINJA_DIFF_DUMP").ok().map(|p| std::fs::File::create(p).expect("dump file"));
     let mut ran = 0u64;
-    for i in 0..count {
+    let mut timing = [std::time::Duration::ZERO; 4];
+    for i in from..count {
         if budget.is_some_and(|b| start.elapsed().as_secs_f64() > b) {
             break;
         }
         ran += 1;
+        let t0 = Instant::now();
         let (template, context) = program(i);
+        let t1 = Instant::now();
         let ours = render_ours(&template, &context);
+        let t2 = Instant::now();
         let (id, py) = worker.read();
+        let t3 = Instant::now();
+        timing[0] += t1 - t0;
+        timing[1] += t2 - t1;
+        timing[2] += t3 - t2;
         assert_eq!(id, i, "worker answers out of order");
         if let Some(f) = dump.as_mut() {
             let _ = writeln!(f, "{}", json!({ "template": template, "context": context, "python": py.to_json(), "ours": ours.to_json() }));
@@ -547,8 +592,10 @@ fn main() {
             }
             continue;
         };
+        let t4 = Instant::now();
         let w = minimizer_worker.take().unwrap_or_else(Worker::spawn);
         let (small_t, small_c, w) = minimize(w, kind, &template, &context);
+        timing[3] += t4.elapsed();
         minimizer_worker = Some(w);
         let small_py = minimizer_worker.as_mut().map(|w| w.render(&small_t, &small_c)).unwrap_or(Outcome::Timeout);
         let small_ours = render_ours(&small_t, &small_c);
@@ -579,7 +626,7 @@ fn main() {
             eprintln!("jinja_diff: {} / {count} programs, {} unexplained, {:.0} s", i + 1, unexplained.len(), start.elapsed().as_secs_f64());
         }
     }
-    if ran < count {
+    if from + ran < count {
         // Stopped early: the worker is ended, which ends the feeder's writes.
         let _ = worker.child.kill();
     }
@@ -590,6 +637,15 @@ fn main() {
     println!(
         "jinja_diff seed {seed}: {count} programs in {secs:.1} s: {both_ok} render alike, {both_err} raise in both, {timeouts} reference timeouts, {known_total} known differences, {} unexplained",
         unexplained.len()
+    );
+    println!(
+        "  time: generating {:.1} s, our renders {:.1} s, waiting for Python {:.1} s, minimising {:.1} s ({} tests, {} Python renders)",
+        timing[0].as_secs_f64(),
+        timing[1].as_secs_f64(),
+        timing[2].as_secs_f64(),
+        timing[3].as_secs_f64(),
+        TESTS.load(Ordering::Relaxed),
+        PYTHON_TESTS.load(Ordering::Relaxed)
     );
     for (id, n) in &by_known {
         println!("  known {id}: {n}");

@@ -319,16 +319,20 @@ pub fn add_generator_filters(env: &mut minijinja::Environment<'static>) {
     env.add_filter("reject", move |s: &mut State, v: Value, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
         Ok::<_, Error>(falsy(SELECT, &v).unwrap_or_else(|| lazy(SELECT, f::reject(s, v, t, a))))
     });
+    // Without an attribute name Jinja2 fails only when the generator runs (`[] != l|selectattr()` is true).
+    fn attribute(at: Option<Cow<'_, str>>) -> Result<Cow<'_, str>, Error> {
+        at.ok_or_else(|| Error::new(ErrorKind::MissingArgument, "Missing parameter for attribute name"))
+    }
     env.add_filter(
         "selectattr",
-        move |s: &mut State, v: Value, at: Cow<'_, str>, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
-            Ok::<_, Error>(falsy(SELECT, &v).unwrap_or_else(|| lazy(SELECT, f::selectattr(s, v, at, t, a))))
+        move |s: &mut State, v: Value, at: Option<Cow<'_, str>>, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
+            Ok::<_, Error>(falsy(SELECT, &v).unwrap_or_else(|| lazy(SELECT, attribute(at).and_then(|at| f::selectattr(s, v, at, t, a)))))
         },
     );
     env.add_filter(
         "rejectattr",
-        move |s: &mut State, v: Value, at: Cow<'_, str>, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
-            Ok::<_, Error>(falsy(SELECT, &v).unwrap_or_else(|| lazy(SELECT, f::rejectattr(s, v, at, t, a))))
+        move |s: &mut State, v: Value, at: Option<Cow<'_, str>>, t: Option<Cow<'_, str>>, a: Rest<ValueOrKwargs>| {
+            Ok::<_, Error>(falsy(SELECT, &v).unwrap_or_else(|| lazy(SELECT, attribute(at).and_then(|at| f::rejectattr(s, v, at, t, a)))))
         },
     );
     env.add_filter("items", |v: Value| -> Result<Value, Error> {

@@ -50,10 +50,6 @@ pub fn add_operator_functions(env: &mut Environment<'static>) {
         }
     }
     // Jinja2: `x is filter` / `x is test` are false for anything but a name.
-    let unhashable = |v: &Value| match is_list_or_dict(v) {
-        true => Err(Error::new(ErrorKind::InvalidOperation, format!("unhashable type: '{}'", python_type(v)))),
-        false => Ok(()),
-    };
     env.add_test("filter", move |s: &State, v: Value| unhashable(&v).map(|()| v.as_str().is_some_and(|n| minijinja::tests::is_filter(s, n))));
     env.add_test("test", move |s: &State, v: Value| unhashable(&v).map(|()| v.as_str().is_some_and(|n| minijinja::tests::is_test(s, n))));
     env.add_function(PY_ADD, py_add);
@@ -160,8 +156,14 @@ pub fn rewrite(source: &str, syntax: &SyntaxConfig) -> Rewritten {
             return Rewritten { makes_markup: c.markup, ..unchanged() };
         }
         out.push_str(&source[pos..e.at]);
+        // A call opened right after a keyword (`for x in[1]`, `if(a)<b`) would join it into one name
+        // (`in__py_iter`): a space keeps them apart.
+        let pad = e.text.starts_with('_') && out.chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_');
+        if pad {
+            out.push(' ');
+        }
         out.push_str(e.text);
-        record.push((e.at, e.remove, e.text.len()));
+        record.push((e.at, e.remove, e.text.len() + usize::from(pad)));
         pos = e.at + e.remove;
     }
     out.push_str(&source[pos..]);
@@ -582,6 +584,18 @@ fn is_list_or_dict(v: &Value) -> bool {
     }
 }
 
+/// Python's `TypeError` for hashing `v` (a dict key, `x in d`): a list or dict, or a tuple holding
+/// one (`([1],)` is as unhashable as the list, and Python names the list's type).
+fn unhashable(v: &Value) -> Result<(), Error> {
+    if is_list_or_dict(v) {
+        return Err(Error::new(ErrorKind::InvalidOperation, format!("unhashable type: '{}'", python_type(v))));
+    }
+    if v.is_tuple() {
+        v.try_iter()?.try_for_each(|item| unhashable(&item))?;
+    }
+    Ok(())
+}
+
 /// Python's `a in b`: a string holds only strings; `None`, numbers and booleans hold nothing (they
 /// raise); an `Undefined` container is empty.
 fn py_in(state: &State, a: Value, b: Value) -> Result<bool, Error> {
@@ -596,8 +610,9 @@ fn py_in(state: &State, a: Value, b: Value) -> Result<bool, Error> {
             ErrorKind::InvalidOperation,
             format!("argument of type '{}' is not iterable", python_type(&b)),
         )),
-        ValueKind::Map if is_list_or_dict(&a) => {
-            Err(Error::new(ErrorKind::InvalidOperation, format!("unhashable type: '{}'", python_type(&a))))
+        ValueKind::Map => {
+            unhashable(&a)?;
+            Ok(native(state, "a in b", a, b)?.is_true())
         }
         _ => Ok(native(state, "a in b", a, b)?.is_true()),
     }
@@ -830,6 +845,36 @@ mod tests {
         // Within the limit the rewrite applies.
         let src = format!("{{{{ ('a'|safe){} }}}}", " + '<'".repeat(16));
         assert_eq!(render(&src).unwrap(), format!("a{}", "&lt;".repeat(16)));
+    }
+
+    /// Found by jinja_diff (seed 801): a call opened right after a keyword (`in[`, `if(`) joined it into
+    /// one name, the rewritten source failed to compile and the template fell back to minijinja's
+    /// operators, so `x in d` and `<` lost Python's errors.
+    #[test]
+    fn a_call_after_a_keyword_keeps_them_apart() {
+        assert_eq!(rewritten("{%for x in[1]%}{%endfor%}"), "{%for x in __py_iter([1])%}{%endfor%}");
+        assert_eq!(rewritten("{%if(a)<b%}{%endif%}"), "{%if __py_lt((a),b)%}{%endif%}");
+        let ctx = json!({ "tools": [], "d": {}, "l": [] });
+        let run = |src: &str| render_template(src, &ctx, RenderOptions::default());
+        // unhashable-membership: `x in dict` hashes x.
+        for (src, ty) in [
+            ("{%for item in['']recursive%}{{loop([])}}{%endfor%}{{ tools in d }}", "list"),
+            ("{%for x in['']%}{%if(tools in d)%}{%endif%}{%endfor%}", "list"),
+            ("{{ [] in {} }}", "list"),
+            ("{{ {} not in {'a': 1} }}", "dict"),
+            ("{{ ([1],) in {} }}", "list"),
+            ("{{ (1, ({},)) in d }}", "dict"),
+            ("{{ ([1],) is filter }}", "list"),
+        ] {
+            let err = run(src).unwrap_err().to_string();
+            assert!(err.contains(&format!("unhashable type: '{ty}'")), "{src}: {err}");
+        }
+        assert_eq!(run("{{ (1, 'a') in {} }}{{ missing in {} }}{{ [] in [] }}{{ {} in (1, 2) }}").unwrap(), "FalseFalseFalseFalse");
+        // undefined-ordering: an Undefined operand of `<` `<=` `>` `>=` raises.
+        for src in ["{%for v in[1]if(0[2]<1)%}{%endfor%}", "{%for v in{'':2} if 0[2]>=l %}{%endfor%}", "{{ (0[2] < '') }}", "{{ 1 <= missing }}"] {
+            let err = run(src).unwrap_err().to_string();
+            assert!(err.contains("an undefined value cannot be compared"), "{src}: {err}");
+        }
     }
 
     #[test]

@@ -851,7 +851,7 @@ impl<'source> Environment<'source> {
             // Jinja2 behavior.  Those go straight to the formatter.
             (
                 UndefinedBehavior::Strict | UndefinedBehavior::SemiStrict,
-                &ValueRepr::Undefined(UndefinedType::Default, _),
+                &ValueRepr::Undefined(UndefinedType::Default | UndefinedType::MissingArgument, _),
             ) => Err(Error::undefined(value)),
             _ => {
                 if self.formatter_is_default {

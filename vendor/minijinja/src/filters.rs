@@ -2396,6 +2396,8 @@ mod builtins {
         pub struct GroupTuple {
             grouper: Value,
             list: Vec<Value>,
+            // PATCH(chat-autoparser) 9: `list` as a list value, made once.
+            items: Value,
         }
 
         impl Object for GroupTuple {
@@ -2406,12 +2408,9 @@ mod builtins {
             fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
                 match (key.as_usize(), key.as_str()) {
                     (Some(0), None) | (None, Some("grouper")) => Some(self.grouper.clone()),
-                    (Some(1), None) | (None, Some("list")) => {
-                        Some(Value::make_object_iterable(self.clone(), |this| {
-                            Box::new(this.list.iter().cloned())
-                                as Box<dyn Iterator<Item = _> + Send + Sync>
-                        }))
-                    }
+                    // PATCH(chat-autoparser) 9: the group's items are a list, as Jinja2's
+                    // (a lazy iterable serialized as a generator: `g|list|tojson` raised).
+                    (Some(1), None) | (None, Some("list")) => Some(self.items.clone()),
                     _ => None,
                 }
             }
@@ -2442,9 +2441,11 @@ mod builtins {
             });
             if starts_group {
                 if let Some(current) = grouper.replace(group_by) {
+                    let list = std::mem::take(&mut list);
                     rv.push(Value::from_object(GroupTuple {
                         grouper: current,
-                        list: std::mem::take(&mut list),
+                        items: Value::from(list.clone()),
+                        list,
                     }));
                 }
             }
@@ -2454,6 +2455,7 @@ mod builtins {
         if !list.is_empty() {
             rv.push(Value::from_object(GroupTuple {
                 grouper: grouper.unwrap(),
+                items: Value::from(list.clone()),
                 list,
             }));
         }

@@ -327,7 +327,10 @@ impl UndefinedBehavior {
     pub(crate) fn is_true(self, value: &Value) -> Result<bool, Error> {
         match (self, &value.0) {
             // silent undefined doesn't error, even in strict mode
-            (UndefinedBehavior::Strict, &ValueRepr::Undefined(UndefinedType::Default, _)) => {
+            (
+                UndefinedBehavior::Strict,
+                &ValueRepr::Undefined(UndefinedType::Default | UndefinedType::MissingArgument, _),
+            ) => {
                 Err(Error::undefined(value))
             }
             _ => Ok(value.is_true()),
@@ -351,7 +354,7 @@ impl UndefinedBehavior {
             // silent undefined doesn't error, even in strict mode
             (
                 UndefinedBehavior::Strict | UndefinedBehavior::SemiStrict,
-                &ValueRepr::Undefined(UndefinedType::Default, _),
+                &ValueRepr::Undefined(UndefinedType::Default | UndefinedType::MissingArgument, _),
             ) => Err(Error::undefined(value)),
             _ => Ok(()),
         }
@@ -369,7 +372,7 @@ impl UndefinedBehavior {
             // silent undefined never errors
             (
                 UndefinedBehavior::Strict | UndefinedBehavior::SemiStrict,
-                &ValueRepr::Undefined(UndefinedType::Default, _),
+                &ValueRepr::Undefined(UndefinedType::Default | UndefinedType::MissingArgument, _),
             ) => Err(Error::undefined(value)),
             _ => Ok(()),
         }

@@ -310,6 +310,11 @@ impl<'source> CodeGenerator<'source> {
     /// the captures it leaves (innermost first, up to the enclosing loop).
     #[cfg(feature = "loop_controls")]
     fn leave_blocks_for_loop_control(&mut self) {
+        // PATCH(chat-autoparser) 11: without an enclosing loop nothing is left (the parser refuses
+        // that; popping the frames would empty the frame stack).
+        if !self.pending_block.iter().any(|b| matches!(b, PendingBlock::Loop { .. })) {
+            return;
+        }
         let mut leave = Vec::new();
         for pending_block in self.pending_block.iter().rev() {
             match pending_block {
@@ -540,6 +545,15 @@ impl<'source> CodeGenerator<'source> {
                 self.start_if();
                 self.add(Instruction::DiscardTop);
                 self.compile_expr(default);
+                self.end_if();
+            } else {
+                // PATCH(chat-autoparser) 10: an argument without a default that the call did not
+                // pass is a plain undefined value (passed on to another macro, it is passed).
+                self.add(Instruction::DupTop);
+                self.add(Instruction::IsUndefined);
+                self.start_if();
+                self.add(Instruction::DiscardTop);
+                self.add(Instruction::LoadConst(Value::UNDEFINED));
                 self.end_if();
             }
             self.compile_assignment(arg);

@@ -989,6 +989,12 @@ impl<'a> Parser<'a> {
         let body = ok!(self.subparse(&|tok| matches!(tok, Token::Ident("endfor" | "else"))));
         let else_body = if skip_token!(self, Token::Ident("else")) {
             expect_token!(self, Token::BlockEnd, "end of block");
+            // PATCH(chat-autoparser) 11: the `else` block is outside this loop (Jinja2's `break` /
+            // `continue` there leave the enclosing loop, and fail to compile without one).
+            #[cfg(feature = "loop_controls")]
+            {
+                self.in_loop = old_in_loop;
+            }
             ok!(self.subparse(&|tok| matches!(tok, Token::Ident("endfor"))))
         } else {
             Vec::new()

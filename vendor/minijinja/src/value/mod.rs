@@ -493,6 +493,9 @@ pub(crate) enum StringType {
 pub(crate) enum UndefinedType {
     Default,
     Silent,
+    // PATCH(chat-autoparser) 10: a macro argument the call did not pass (its default applies); an
+    // undefined value passed explicitly is bound as it is, as in Jinja2. Otherwise as `Default`.
+    MissingArgument,
 }
 
 /// Where an undefined value originated from.
@@ -768,6 +771,16 @@ impl PartialEq for Value {
                                 ObjectRepr::Seq | ObjectRepr::Iterable,
                                 ObjectRepr::Seq | ObjectRepr::Iterable,
                             ) => {
+                                // PATCH(chat-autoparser) 13: an iterable of unknown length (an
+                                // iterator, as Jinja2's map/select generators) equals only itself,
+                                // as in Python, and comparing does not consume it.
+                                let iterator = |o: &DynObject| {
+                                    matches!(o.repr(), ObjectRepr::Iterable)
+                                        && o.enumerator_len().is_none()
+                                };
+                                if iterator(a) || iterator(b) {
+                                    return false;
+                                }
                                 if let (Some(ak), Some(bk)) = (a.try_iter(), b.try_iter()) {
                                     ak.eq(bk)
                                 } else {

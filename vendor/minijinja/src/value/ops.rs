@@ -383,7 +383,9 @@ pub fn slice(
                 ))
             }
         }
-        ValueRepr::Undefined(..) | ValueRepr::None => Ok(Value::from(Vec::<Value>::new())),
+        ValueRepr::Undefined(..) => Ok(Value::from(Vec::<Value>::new())),
+        // PATCH(chat-autoparser) 12: Python cannot slice None; Jinja2 gives undefined.
+        ValueRepr::None => Ok(Value::UNDEFINED),
         ValueRepr::Object(obj) if matches!(obj.repr(), ObjectRepr::Seq | ObjectRepr::Iterable) => {
             if is_tuple {
                 let values = match obj.try_iter() {

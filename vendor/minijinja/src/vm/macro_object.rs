@@ -68,7 +68,11 @@ impl Macro {
                     kwargs_used.insert(name as &str);
                     kwarg.clone()
                 }
-                (None, None) => Value::UNDEFINED,
+                // PATCH(chat-autoparser) 10: not passed (an explicit undefined value is bound as it is).
+                (None, None) => Value(crate::value::ValueRepr::Undefined(
+                    crate::value::UndefinedType::MissingArgument,
+                    crate::value::UndefinedOrigin::NONE,
+                )),
             });
         }
 

@@ -502,7 +502,13 @@ impl<'env> Executor<'env> {
                     let span_start = out.span_start();
                     if state.env().is_default_formatter() {
                         if strict_undefined
-                            && matches!(value.0, ValueRepr::Undefined(UndefinedType::Default, _))
+                            && matches!(
+                                value.0,
+                                ValueRepr::Undefined(
+                                    UndefinedType::Default | UndefinedType::MissingArgument,
+                                    _
+                                )
+                            )
                         {
                             bail!(Error::undefined(&value));
                         }
@@ -806,7 +812,11 @@ impl<'env> Executor<'env> {
                 #[cfg(feature = "macros")]
                 Instruction::IsUndefined => {
                     a = stack.pop();
-                    stack.push(Value::from(a.is_undefined()));
+                    // PATCH(chat-autoparser) 10: only an argument the call did not pass takes its default.
+                    stack.push(Value::from(matches!(
+                        a.0,
+                        ValueRepr::Undefined(UndefinedType::MissingArgument, _)
+                    )));
                 }
                 Instruction::PushLoop(flags) => {
                     a = stack.pop();
