@@ -438,8 +438,8 @@ fn minimize(worker: Worker, kind: Kind, template: &str, context: &Value) -> (Str
 
 /// tests/expectations/jinja_diff_known.json: every known difference with its reason and reproduction. A
 /// minimised difference is that known difference when its kind is listed and its template holds every
-/// `contains` string, one of `contains_any` (template or context), each `contains_count` string that often, and Python's
-/// output (or the error it raised) holds `python_contains`.
+/// `contains` string, one of `contains_any` (template or context), each `contains_count` string that often, Python's
+/// output (or the error it raised) holds `python_contains`, and the error we raised holds one of `ours_contains_any`.
 struct Known {
     id: String,
     kinds: Vec<String>,
@@ -447,11 +447,12 @@ struct Known {
     contains_any: Vec<String>,
     contains_count: Vec<(String, usize)>,
     python_contains: Vec<String>,
+    ours_contains: Vec<String>,
 }
 
 impl Known {
     /// `contains_any` also looks at the context (numbers there).
-    fn matches(&self, kind: Kind, template: &str, context: &Value, python: &Outcome) -> bool {
+    fn matches(&self, kind: Kind, template: &str, context: &Value, python: &Outcome, ours: &Outcome) -> bool {
         let both = format!("{template}\n{context}");
         self.kinds.iter().any(|k| k == kind_name(kind))
             && self.contains.iter().all(|c| template.contains(c.as_str()))
@@ -459,6 +460,8 @@ impl Known {
             && self.contains_count.iter().all(|(c, n)| template.matches(c.as_str()).count() >= *n)
             && (self.python_contains.is_empty()
                 || matches!(python, Outcome::Ok(out) | Outcome::Err(out) if self.python_contains.iter().any(|p| out.to_lowercase().contains(p.as_str()))))
+            && (self.ours_contains.is_empty()
+                || matches!(ours, Outcome::Err(err) if self.ours_contains.iter().any(|p| err.contains(p.as_str()))))
     }
 }
 
@@ -482,6 +485,7 @@ fn load_known() -> Vec<Known> {
                             .map(|o| o.iter().map(|(s, n)| (s.clone(), n.as_u64().unwrap_or(1) as usize)).collect())
                             .unwrap_or_default(),
                         python_contains: k["python_contains"].as_str().map(String::from).into_iter().chain(strings(&k["python_contains_any"])).collect(),
+                        ours_contains: strings(&k["ours_contains_any"]),
                     }
                 })
                 .collect()
@@ -599,7 +603,7 @@ fn main() {
         minimizer_worker = Some(w);
         let small_py = minimizer_worker.as_mut().map(|w| w.render(&small_t, &small_c)).unwrap_or(Outcome::Timeout);
         let small_ours = render_ours(&small_t, &small_c);
-        let matched = known.iter().find(|k| k.matches(kind, &small_t, &small_c, &small_py));
+        let matched = known.iter().find(|k| k.matches(kind, &small_t, &small_c, &small_py, &small_ours));
         let line = json!({
             "index": i, "seed": seed, "kind": kind_name(kind), "known": matched.map(|k| k.id.clone()),
             "minimal": { "template": small_t, "context": small_c, "python": small_py.to_json(), "ours": small_ours.to_json() },
