@@ -193,6 +193,14 @@ fn unknown_name(ast: &Stmt<'_>) -> Option<String> {
             return;
         }
         let soft = soft || matches!(e, Expr::IfExpr(_));
+        // Jinja2's optimiser folds `const or x` / `const and x` to the constant when the constant decides
+        // it, before the check, so `x` is never checked (`{{ 1 or x|bogus }}` renders 1).
+        if let Expr::BinOp(b) = e {
+            let or = matches!(b.op, BinOpKind::ScOr);
+            if (or || matches!(b.op, BinOpKind::ScAnd)) && b.left.as_const().is_some_and(|v| v.is_true() == or) {
+                return;
+            }
+        }
         match e {
             Expr::Filter(f) if !soft && !JINJA2_FILTERS.contains(&f.name) => *out = Some(format!("No filter named '{}'.", f.name)),
             Expr::Test(t) if !soft && !JINJA2_TESTS.contains(&t.name) => *out = Some(format!("No test named '{}'.", t.name)),

@@ -444,6 +444,14 @@ impl<'s> Tokenizer<'s> {
             num_len += 1;
         }
         let is_float = !matches!(state, State::Integer | State::RadixInteger);
+        // Jinja2's integer literal is `[1-9](_?\d)*|0(_?0)*` (Python's): `010` lexes as `0` then `10`,
+        // two integers in a row, which no expression allows (a syntax error in Jinja2).
+        if radix == 10 && !is_float {
+            let mut digits = self.rest_bytes()[..num_len].iter().filter(|&&c| c != b'_');
+            if digits.next() == Some(&b'0') && digits.any(|&c| c != b'0') {
+                return Err(self.syntax_error("leading zeros in decimal integer literals are not permitted"));
+            }
+        }
 
         let mut num = Cow::Borrowed(self.advance(num_len));
         if has_underscore {
