@@ -164,6 +164,28 @@ test('a chunk with an unpaired low surrogate: its delta is what the parser read 
   }
 });
 
+test('short chunks cross through the parser input buffer as UTF-8 exactly as TextEncoder writes them', () => {
+  // Chunks of up to 64 UTF-16 units are written into wasm memory by the facade's own encoder (1-, 2-, 3- and
+  // 4-byte characters, unpaired surrogates as U+FFFD); longer ones take wasm-bindgen's. Every chunk size on
+  // either side of 64 gives the whole parse's message, and a memory growth between pushes changes nothing.
+  const unit = 'a é € 😀 𝄞 \ud800x \udc00 ';
+  const text = unit.repeat(12);
+  const want = new TextDecoder().decode(new TextEncoder().encode(text));
+  for (const size of [1, 2, 3, 5, 7, 63, 64, 65, 200]) {
+    const p = new cap.StreamParser(SRC);
+    let out = '';
+    for (let i = 0; i < text.length; i += size) {
+      for (const d of p.push(text.slice(i, i + size))) out += d.content ?? '';
+      // Grow the memory while this parser holds its buffer's address: a large parse in between.
+      if (i === size * 3) cap.parseOutput(SRC, 'x'.repeat(4 << 20));
+    }
+    for (const d of p.finish()) out += d.content ?? '';
+    assert.equal(out, want, `chunks of ${size}`);
+    assert.equal(p.message.content, want, `chunks of ${size}`);
+    p.free();
+  }
+});
+
 test('the reasoning stream keeps split pairs too', () => {
   const src = templateSource('Qwen-QwQ-32B.jinja');
   // This QwQ template opens (and keeps open) the block only with enable_thinking set.

@@ -32,6 +32,26 @@ impl ByteSet {
         ByteSet { set, single }
     }
 
+    /// The first bytes of `words` (empty ones have none), at compile time where `words` is constant.
+    pub const fn first_bytes_of(words: &[&str]) -> Self {
+        let mut set = [0u64; 4];
+        let (mut distinct, mut last) = (0, 0u8);
+        let mut i = 0;
+        while i < words.len() {
+            if let [b, ..] = words[i].as_bytes() {
+                let b = *b;
+                if set[(b >> 6) as usize] >> (b & 63) & 1 == 0 {
+                    distinct += 1;
+                    last = b;
+                }
+                set[(b >> 6) as usize] |= 1 << (b & 63);
+            }
+            i += 1;
+        }
+        let single = if distinct == 1 && last.is_ascii() { Some(last as char) } else { None };
+        ByteSet { set, single }
+    }
+
     /// Whether `b` is in the set.
     pub fn has(&self, b: u8) -> bool {
         self.set[usize::from(b >> 6)] >> (b & 63) & 1 == 1

@@ -217,3 +217,39 @@ fn repeated_diagnostics_are_counted_not_listed() {
     let chunks: Vec<&str> = chars.iter().map(String::as_str).collect();
     assert!(run(&chunks) == (m, d), "one character at a time");
 }
+
+#[test]
+fn recycled_delta_strings_change_no_delta() {
+    // The JS binding hands each push's delta string back to the parser (`StreamParser::recycle`) to be
+    // written into next time: the deltas and the message must be those of a plain `push`.
+    let inputs = [
+        ("Qwen3.5-4B.jinja", "qwen3.5-4b"),
+        ("Qwen3-Coder.jinja", "qwen3-coder"),
+        ("openai-gpt-oss-120b.jinja", "gpt-oss"),
+        ("NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja", "hermes-2-pro"),
+    ];
+    for (template, input) in inputs {
+        let a = &analyses()[template];
+        let path = format!("{}/tests/fixtures/bench/inputs/{input}-1k.txt", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(path).unwrap();
+        let chars: Vec<char> = text.chars().collect();
+        let chunks: Vec<String> = chars.chunks(3).map(|c| c.iter().collect()).collect();
+        let options = RequestOptions { tools: tools(), ..RequestOptions::default() };
+        let (mut plain, mut recycling) = (StreamParser::new(a, "", &options).unwrap(), StreamParser::new(a, "", &options).unwrap());
+        let (mut want, mut got, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
+        for chunk in &chunks {
+            want.extend(plain.push(chunk));
+            if let Some(Delta::Content(s) | Delta::Reasoning(s)) = scratch.pop() {
+                recycling.recycle(s);
+            }
+            scratch.clear();
+            recycling.push_into(chunk, &mut scratch);
+            got.extend(scratch.iter().cloned());
+        }
+        want.extend(plain.finish().unwrap());
+        got.extend(recycling.finish().unwrap());
+        assert_eq!(got, want, "{template}");
+        assert_eq!(recycling.message(), plain.message(), "{template}");
+        assert!(want.len() > 100, "{template}: {} deltas", want.len());
+    }
+}

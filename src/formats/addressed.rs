@@ -24,7 +24,7 @@ use crate::api::{Delta, RequestOptions};
 use crate::gbnf::{regex_escape, Expr, Shape, Tool, ToolGrammar, Trigger};
 use crate::parse::auto::AutoParser;
 use crate::parse::config::tool_name;
-use crate::parse::drive::{head, machine_parts, tail, Input, Machine, MarkerMachine};
+use crate::parse::drive::{head, machine_parts, tail, Input, Machine, MarkerMachine, MarkerSet};
 use crate::parse::emit::{release_after_ws, Diagnostics, Emitter};
 use crate::parse::OutputParser;
 use crate::Result;
@@ -401,7 +401,7 @@ impl Machine for AddressedParser {
             State::Body(_) => &l.body_markers,
         };
         let markers: Vec<&str> = owned.iter().map(String::as_str).collect();
-        self.scan_step(rest, &markers, at, at_end, out)
+        self.scan_step(rest, &MarkerSet::new(&markers), at, at_end, out)
     }
 }
 

@@ -20,7 +20,7 @@ use crate::findings::Analysis;
 use crate::api::{Delta, ReasoningFormat, RequestOptions};
 #[cfg(feature = "full")]
 use crate::gbnf::{Expr, Shape, Tool, ToolGrammar, Trigger};
-use crate::parse::drive::{head, machine_parts, next_marker, tail, Input, Machine, MarkerMachine};
+use crate::parse::drive::{head, machine_parts, next_marker, tail, Input, Machine, MarkerMachine, MarkerSet};
 use crate::parse::emit::{release_after_ws, Diagnostics, Emitter};
 use crate::parse::json_extent::{broken_arguments_message, json_error};
 use crate::parse::OutputParser;
@@ -37,6 +37,12 @@ const CALL: &str = "<|call|>";
 const BETWEEN_MARKERS: [&str; 6] = [START, CHANNEL, MESSAGE, END, RETURN, CALL];
 const HEADER_MARKERS: [&str; 5] = [MESSAGE, START, END, RETURN, CALL];
 const BODY_MARKERS: [&str; 5] = [END, RETURN, CALL, START, CHANNEL];
+// The marker lists each state scans for, with their first bytes computed at compile time.
+const BETWEEN: MarkerSet<'static> = MarkerSet::new(&BETWEEN_MARKERS);
+const HEADER: MarkerSet<'static> = MarkerSet::new(&HEADER_MARKERS);
+const BODY: MarkerSet<'static> = MarkerSet::new(&BODY_MARKERS);
+const NONE: MarkerSet<'static> = MarkerSet::new(&[]);
+const AFTER_CALL: MarkerSet<'static> = MarkerSet::new(&[START]);
 
 /// Longest header text accepted; real headers are a few dozen bytes.
 const MAX_HEADER: usize = 256;
@@ -385,12 +391,12 @@ impl Machine for HarmonyParser {
     }
 
     fn step(&mut self, rest: &str, at: usize, at_end: bool, out: &mut Vec<Delta>) -> Option<usize> {
-        let markers: &[&str] = match self.state {
-            State::Between { .. } => &BETWEEN_MARKERS,
-            State::Header { .. } => &HEADER_MARKERS,
-            State::Body(_) => &BODY_MARKERS,
-            State::Stopped => &[],
-            State::AfterCall => &[START],
+        let markers = match self.state {
+            State::Between { .. } => &BETWEEN,
+            State::Header { .. } => &HEADER,
+            State::Body(_) => &BODY,
+            State::Stopped => &NONE,
+            State::AfterCall => &AFTER_CALL,
         };
         self.scan_step(rest, markers, at, at_end, out)
     }
@@ -398,6 +404,17 @@ impl Machine for HarmonyParser {
 
     fn stopped(&self) -> bool {
         self.stopped
+    }
+
+    /// Plain text inside a content or reasoning message, where no marker can start (nothing held back
+    /// before it): straight to the emitter, as `on_text` would send it, without the input buffer.
+    fn fast_path(&mut self, chunk: &str, out: &mut Vec<Delta>) -> bool {
+        match self.state {
+            State::Body(Dest::Content) if !BODY.may_start_in(chunk) => self.emit.content(chunk, out),
+            State::Body(Dest::Reasoning) if !BODY.may_start_in(chunk) => self.emit.reasoning(chunk, out),
+            _ => return false,
+        }
+        true
     }
 }
 

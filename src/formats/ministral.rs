@@ -14,7 +14,7 @@ use crate::findings::Analysis;
 use crate::api::{Delta, ReasoningFormat, RequestOptions};
 #[cfg(feature = "full")]
 use crate::gbnf::{Expr, Shape, Tool, ToolGrammar, Trigger};
-use crate::parse::drive::{head, machine_parts, tail, Input, Machine, MarkerMachine};
+use crate::parse::drive::{head, machine_parts, tail, Input, Machine, MarkerMachine, MarkerSet};
 use crate::parse::missing_opener::{self, Reading};
 use crate::parse::emit::{release_after_ws, Diagnostics, Emitter};
 use crate::parse::OutputParser;
@@ -171,7 +171,7 @@ impl Machine for MinistralParser {
                 return consumed;
             }
         };
-        self.scan_step(rest, markers, at, at_end, out)
+        self.scan_step(rest, &MarkerSet::new(markers), at, at_end, out)
     }
 
 }

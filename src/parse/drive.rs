@@ -16,7 +16,35 @@ use crate::text::ByteSet;
 /// skipped to the next byte a marker can start with (`memchr` when they all share one ASCII first
 /// byte, as `<|…|>` markers do), so long runs between markers cost about a byte compare per byte.
 pub fn next_marker(text: &str, markers: &[&str]) -> Option<(usize, usize)> {
-    find_marker(text, markers, &first_bytes(markers))
+    find_marker(text, markers, &ByteSet::first_bytes_of(markers))
+}
+
+/// Markers with what [`scan_in`] derives from them, computed once (at compile time for a format's constant
+/// lists): their first bytes and the holdback window (longest marker − 1).
+#[derive(Debug, Clone)]
+pub struct MarkerSet<'a> {
+    markers: &'a [&'a str],
+    firsts: ByteSet,
+    window: usize,
+}
+
+impl<'a> MarkerSet<'a> {
+    pub const fn new(markers: &'a [&'a str]) -> Self {
+        let (mut longest, mut i) = (0, 0);
+        while i < markers.len() {
+            if markers[i].len() > longest {
+                longest = markers[i].len();
+            }
+            i += 1;
+        }
+        MarkerSet { markers, firsts: ByteSet::first_bytes_of(markers), window: longest.saturating_sub(1) }
+    }
+
+    /// Whether one of the markers could start in `text` (or continue from a prefix before it): false means
+    /// all of `text` is plain text.
+    pub fn may_start_in(&self, text: &str) -> bool {
+        self.firsts.next_in(text, 0).is_some()
+    }
 }
 
 fn find_marker(text: &str, markers: &[&str], firsts: &ByteSet) -> Option<(usize, usize)> {
@@ -38,11 +66,6 @@ fn find_marker(text: &str, markers: &[&str], firsts: &ByteSet) -> Option<(usize,
     None
 }
 
-/// The first bytes of a marker list, to skip text no marker can start in.
-fn first_bytes(markers: &[&str]) -> ByteSet {
-    ByteSet::new(markers.iter().filter_map(|m| m.as_bytes().first().copied()))
-}
-
 /// What a step found at the start of its text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scan {
@@ -54,18 +77,23 @@ pub enum Scan {
     Wait,
 }
 
-/// Classify the start of `text` against `markers`, applying the holdback rule. With `at_end`, nothing
-/// is held back (no more input will come).
+/// [`scan_in`] over a plain list (tests).
+#[cfg(test)]
 pub fn scan(text: &str, markers: &[&str], at_end: bool) -> Scan {
-    let firsts = first_bytes(markers);
-    match find_marker(text, markers, &firsts) {
+    scan_in(text, &MarkerSet::new(markers), at_end)
+}
+
+/// Classify the start of `text` against the markers of `set`, applying the holdback rule. With
+/// `at_end`, nothing is held back (no more input will come).
+pub fn scan_in(text: &str, set: &MarkerSet, at_end: bool) -> Scan {
+    let (markers, firsts) = (set.markers, &set.firsts);
+    match find_marker(text, markers, firsts) {
         Some((0, i)) => Scan::Marker(i),
         Some((p, _)) => Scan::Text(p),
         None => {
             // A held-back marker prefix starts with a marker's first byte within the last
             // (longest marker − 1) bytes; most chunks of plain text have none, so skip the full check.
-            let window = markers.iter().map(|m| m.len()).max().unwrap_or(0).saturating_sub(1);
-            let tail_bytes = text.as_bytes().get(text.len().saturating_sub(window)..).unwrap_or(&[]);
+            let tail_bytes = text.as_bytes().get(text.len().saturating_sub(set.window)..).unwrap_or(&[]);
             let keep = if at_end || !tail_bytes.iter().any(|&b| firsts.has(b)) {
                 0
             } else {
@@ -287,6 +315,10 @@ impl<M: Machine> super::OutputParser for M {
         self.run(chunk, false, out);
     }
 
+    fn recycle(&mut self, spare: String) {
+        self.emitter().recycle(spare);
+    }
+
     fn finish(&mut self, is_partial: bool, out: &mut Vec<crate::api::Delta>) -> crate::Result<()> {
         self.emitter().begin(out.len());
         self.finish_machine(is_partial, out).map_err(|e| match e.offset() {
@@ -323,14 +355,15 @@ pub trait MarkerMachine: Machine {
     fn scan_step(
         &mut self,
         rest: &str,
-        markers: &[&str],
+        markers: &MarkerSet,
         at: usize,
         at_end: bool,
         out: &mut Vec<crate::api::Delta>,
     ) -> Option<usize> {
-        match scan(rest, markers, at_end) {
+        let list = markers.markers;
+        match scan_in(rest, markers, at_end) {
             Scan::Marker(i) => {
-                let m = markers.get(i).copied().unwrap_or("");
+                let m = list.get(i).copied().unwrap_or("");
                 self.on_marker(m, at, out);
                 Some(m.len())
             }

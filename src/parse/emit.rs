@@ -17,17 +17,37 @@ pub struct Emitter {
     fence: Option<FenceStrip>,
     /// Deltas before this index of `out` belong to the caller (an earlier push): never merged into.
     start: usize,
+    /// A delta string the caller is done with (see [`crate::parse::OutputParser::recycle`]): the next
+    /// content or reasoning delta is written into it instead of a new allocation.
+    spare: Option<String>,
 }
 
 impl Emitter {
     /// `json_response`: the request has a response-format schema (strip a code fence around content).
     pub fn new(format: ReasoningFormat, json_response: bool) -> Self {
-        Emitter { format, fence: json_response.then(FenceStrip::new), start: 0 }
+        Emitter { format, fence: json_response.then(FenceStrip::new), start: 0, spare: None }
     }
 
     /// A push (or the end of input) begins: its deltas go after `out_len`.
     pub fn begin(&mut self, out_len: usize) {
         self.start = out_len;
+    }
+
+    /// Keep `s` for the next delta's text.
+    pub fn recycle(&mut self, mut s: String) {
+        s.clear();
+        self.spare = Some(s);
+    }
+
+    /// `s` as a delta's own string, in the recycled one when there is one.
+    fn owned(&mut self, s: &str) -> String {
+        match self.spare.take() {
+            Some(mut spare) => {
+                spare.push_str(s);
+                spare
+            }
+            None => s.to_string(),
+        }
     }
 
     /// The last delta of this push, if any (to extend it).
@@ -55,13 +75,16 @@ impl Emitter {
         self.push_content(fenced.as_deref().unwrap_or(s), out);
     }
 
-    fn push_content(&self, s: &str, out: &mut Vec<Delta>) {
+    fn push_content(&mut self, s: &str, out: &mut Vec<Delta>) {
         if s.is_empty() {
             return;
         }
         match self.last(out) {
             Some(Delta::Content(c)) => c.push_str(s),
-            _ => out.push(Delta::Content(s.to_string())),
+            _ => {
+                let owned = self.owned(s);
+                out.push(Delta::Content(owned));
+            }
         }
     }
 
@@ -73,7 +96,10 @@ impl Emitter {
         match (self.format, self.last(out)) {
             (ReasoningFormat::None, _) => self.content(s, out),
             (_, Some(Delta::Reasoning(r))) => r.push_str(s),
-            _ => out.push(Delta::Reasoning(s.to_string())),
+            _ => {
+                let owned = self.owned(s);
+                out.push(Delta::Reasoning(owned));
+            }
         }
     }
 

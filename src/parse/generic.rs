@@ -8,7 +8,7 @@
 //! then emitted whole. Bodies that are not a tool-call JSON are released as content with a diagnostic.
 
 use crate::api::{Delta, ReasoningFormat};
-use crate::parse::drive::{head, machine_parts, Input, Machine, MarkerMachine};
+use crate::parse::drive::{head, machine_parts, Input, Machine, MarkerMachine, MarkerSet};
 use crate::parse::emit::{Diagnostics, Emitter};
 use crate::parse::json_extent::JsonExtent;
 use crate::{Error, ErrorKind, Result};
@@ -255,7 +255,7 @@ impl Machine for GenericParser {
             State::Tool { json: Some(_), .. } => return Some(self.feed_json(rest, at, out)),
             State::Tool { pair, .. } => vec![Self::end_marker(&config, *pair, true)],
         };
-        self.scan_step(rest, &markers, at, at_end, out)
+        self.scan_step(rest, &MarkerSet::new(&markers), at, at_end, out)
     }
 
 }

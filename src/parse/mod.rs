@@ -49,6 +49,9 @@ pub trait OutputParser {
     fn fork(&self) -> Option<Box<dyn OutputParser>> {
         None
     }
+    /// A delta's string the caller no longer needs, for the parser to write its next delta into: a
+    /// stream of short chunks then allocates no string per chunk. Parsers may ignore it.
+    fn recycle(&mut self, _spare: String) {}
 }
 
 pub mod auto;

@@ -141,6 +141,12 @@ impl StreamParser {
         self.accept(out.get_mut(start..).unwrap_or(&mut []));
     }
 
+    /// A delta's string the caller is done with: the parser writes its next delta into it (see
+    /// [`crate::parse::OutputParser::recycle`]).
+    pub fn recycle(&mut self, spare: String) {
+        self.inner.recycle(spare);
+    }
+
     /// The one place every format's deltas pass: give new calls their id, then apply to the message.
     fn accept(&mut self, deltas: &mut [Delta]) {
         for d in deltas {

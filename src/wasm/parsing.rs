@@ -30,6 +30,24 @@ pub fn finish(p: &mut StreamParser, field: ReasoningField) -> Result<Vec<Delta>,
     })
 }
 
+/// Bytes of the input buffer: a chunk of up to 64 UTF-16 units is at most 192 bytes of UTF-8.
+pub const INPUT_BYTES: usize = 256;
+
+/// `pushCode`: the chunk's deltas stay in `scratch`; the result says what they are.
+fn push_code(inner: &mut StreamParser, scratch: &mut Vec<Delta>, field: ReasoningField, chunk: &str) -> u32 {
+    if let Some(Delta::Content(spare) | Delta::Reasoning(spare)) = scratch.pop() {
+        inner.recycle(spare);
+    }
+    scratch.clear();
+    inner.push_into(chunk, scratch);
+    match scratch.as_slice() {
+        [] => 0,
+        [Delta::Content(s)] if s == chunk => 1,
+        [Delta::Reasoning(s)] if s == chunk && field == ReasoningField::ReasoningContent => 2,
+        _ => 3,
+    }
+}
+
 /// Streaming parser: `push(chunk)` returns OpenAI `chat.completion.chunk` deltas; `finish()` flushes.
 #[wasm_bindgen(js_name = StreamParser)]
 pub struct JsStreamParser {
@@ -38,6 +56,10 @@ pub struct JsStreamParser {
     pub(super) scratch: Vec<Delta>,
     /// The key reasoning deltas and the message use.
     pub(super) reasoning_field: ReasoningField,
+    /// Where the facade writes a short chunk as UTF-8 before `pushCodeInput`: a chunk crosses without an
+    /// allocation, a free and wasm-bindgen's string glue (at 4-byte chunks those cost as much as parsing).
+    /// Fixed length, so its address stays valid for the parser's life.
+    input: Vec<u8>,
     /// Keeps the template (and its analysis) alive while the parser lives.
     #[cfg(feature = "full")]
     _template: std::rc::Rc<crate::ChatTemplate>,
@@ -50,13 +72,13 @@ impl JsStreamParser {
     /// Over a core parser; the full package also keeps its template alive.
     #[cfg(feature = "full")]
     pub(super) fn over(inner: StreamParser, reasoning_field: ReasoningField, template: std::rc::Rc<crate::ChatTemplate>) -> Self {
-        JsStreamParser { inner, scratch: Vec::new(), reasoning_field, _template: template, regions: Default::default() }
+        JsStreamParser { inner, scratch: Vec::new(), reasoning_field, input: vec![0; INPUT_BYTES], _template: template, regions: Default::default() }
     }
 
     /// Over a core parser.
     #[cfg(not(feature = "full"))]
     pub(super) fn over(inner: StreamParser, reasoning_field: ReasoningField) -> Self {
-        JsStreamParser { inner, scratch: Vec::new(), reasoning_field }
+        JsStreamParser { inner, scratch: Vec::new(), reasoning_field, input: vec![0; INPUT_BYTES] }
     }
 }
 
@@ -77,14 +99,22 @@ impl JsStreamParser {
     /// spares them two calls into JS and a string decoded from wasm memory.
     #[wasm_bindgen(js_name = pushCode)]
     pub fn push_code(&mut self, chunk: &str) -> u32 {
-        self.scratch.clear();
-        self.inner.push_into(chunk, &mut self.scratch);
-        match self.scratch.as_slice() {
-            [] => 0,
-            [Delta::Content(s)] if s == chunk => 1,
-            [Delta::Reasoning(s)] if s == chunk && self.reasoning_field == ReasoningField::ReasoningContent => 2,
-            _ => 3,
-        }
+        push_code(&mut self.inner, &mut self.scratch, self.reasoning_field, chunk)
+    }
+
+    /// The address of the input buffer (`INPUT_BYTES` long) `pushCodeInput` reads.
+    #[wasm_bindgen(js_name = inputPtr)]
+    pub fn input_ptr(&mut self) -> *mut u8 {
+        self.input.as_mut_ptr()
+    }
+
+    /// `pushCode` of the first `len` bytes of the input buffer (UTF-8 the facade wrote; anything else is
+    /// read as `from_utf8_lossy` does, as wasm-bindgen's string glue would have).
+    #[wasm_bindgen(js_name = pushCodeInput)]
+    pub fn push_code_input(&mut self, len: usize) -> u32 {
+        let bytes = self.input.get(..len).unwrap_or(&[]);
+        let chunk = String::from_utf8_lossy(bytes);
+        push_code(&mut self.inner, &mut self.scratch, self.reasoning_field, &chunk)
     }
 
     /// The deltas of the last `pushCode`.

@@ -154,26 +154,87 @@ function fromRust(e, where) {
  * `where` says which JS strings the error's positions refer to (see `fromRust`).
  */
 function guarded(states, f, where) {
-  const w = wasm();
-  if (w === undefined) throw invalidState('the wasm module is not loaded yet: `await init()` first');
-  const sp = w.__stack_pointer;
-  const saved = sp.value;
+  const saved = enterWasm();
   try {
     return f();
   } catch (e) {
-    if (e !== null && typeof e === 'object' && typeof e.kind === 'string') throw fromRust(e, where);
-    sp.value = saved;
-    const what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-    for (const s of states) {
-      if (s === undefined || s.raw === null) continue;
-      s.broken = `unusable after an internal error in an earlier call (${what})`;
-      // Detach without freeing: its Rust value may be mid-update. Leaking it is the safe choice.
-      s.raw.__destroy_into_raw();
-      s.raw = null;
-    }
-    try { raw.__resetAfterTrap(); } catch { sp.value = saved; }
-    throw new ChatAutoparserError('Internal', `internal error: ${what}; the objects this call used are retired, everything else keeps working`);
+    throw afterThrow(e, states, where, saved);
+  } finally {
+    callDepth--;
   }
+}
+
+// Calls into wasm in progress (a JS import the module calls may itself call in). Outside any call the shadow
+// stack pointer sits where the idle module keeps it: read once, since the global's getter costs more than a
+// short push.
+let callDepth = 0;
+let idleModule;
+let idleStackPointer = 0;
+
+/** Before a call into wasm: the shadow stack pointer to put back if it traps. */
+function enterWasm() {
+  const w = wasm();
+  if (w === undefined) throw invalidState('the wasm module is not loaded yet: `await init()` first');
+  let saved;
+  if (callDepth > 0) saved = w.__stack_pointer.value;
+  else {
+    if (idleModule !== w) { idleModule = w; idleStackPointer = w.__stack_pointer.value; }
+    saved = idleStackPointer;
+  }
+  callDepth++;
+  return saved;
+}
+
+/** What a call into wasm threw, as the error to throw (see `guarded`). */
+function afterThrow(e, states, where, saved) {
+  if (e !== null && typeof e === 'object' && typeof e.kind === 'string') return fromRust(e, where);
+  const sp = wasm().__stack_pointer;
+  sp.value = saved;
+  const what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  for (const s of states) {
+    if (s === undefined || s.raw === null) continue;
+    s.broken = `unusable after an internal error in an earlier call (${what})`;
+    // Detach without freeing: its Rust value may be mid-update. Leaking it is the safe choice.
+    s.raw.__destroy_into_raw();
+    s.raw = null;
+  }
+  try { raw.__resetAfterTrap(); } catch { sp.value = saved; }
+  return new ChatAutoparserError('Internal', `internal error: ${what}; the objects this call used are retired, everything else keeps working`);
+}
+
+/** The module's memory as bytes. Growing the memory detaches the old buffer (its views then have length 0);
+ * checking that is far cheaper than reading `memory.buffer` on every push. */
+let memoryBytes = null;
+let memoryModule;
+function wasmBytes() {
+  if (memoryBytes === null || memoryBytes.byteLength === 0 || memoryModule !== idleModule) {
+    memoryModule = idleModule;
+    memoryBytes = new Uint8Array(memoryModule.memory.buffer);
+  }
+  return memoryBytes;
+}
+
+/** Writes `s` (at most 64 UTF-16 units) at `at` as UTF-8, as TextEncoder would (an unpaired surrogate
+ * becomes U+FFFD); returns the byte count. For short chunks a loop beats TextEncoder's fixed cost. */
+function writeUtf8(s, bytes, at) {
+  let n = at;
+  for (let i = 0; i < s.length; i++) {
+    let c = s.charCodeAt(i);
+    if (c < 0x80) { bytes[n++] = c; continue; }
+    if (c < 0x800) { bytes[n++] = 0xc0 | (c >> 6); bytes[n++] = 0x80 | (c & 63); continue; }
+    if (c >= 0xd800 && c <= 0xdfff) {
+      const d = s.charCodeAt(i + 1);
+      if (c <= 0xdbff && isLow(d)) {
+        const cp = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+        bytes[n++] = 0xf0 | (cp >> 18); bytes[n++] = 0x80 | ((cp >> 12) & 63); bytes[n++] = 0x80 | ((cp >> 6) & 63); bytes[n++] = 0x80 | (cp & 63);
+        i++;
+        continue;
+      }
+      c = 0xfffd;
+    }
+    bytes[n++] = 0xe0 | (c >> 12); bytes[n++] = 0x80 | ((c >> 6) & 63); bytes[n++] = 0x80 | (c & 63);
+  }
+  return n - at;
 }
 
 // --- Offsets: the core reports UTF-8 byte offsets and code-point columns; JS code indexes UTF-16 units.
@@ -290,7 +351,8 @@ class StreamParser {
     // for the low half that starts the next chunk. `text`: what went in, to report offsets in UTF-16.
     const text = new StreamText();
     // `cut`: a strict finish() threw because the output ended inside a tool call (finishReason 'length').
-    parsers.set(this, { raw: r, broken: null, finished: false, cut: false, partial: isPartial(options), pending: '', text, toUtf16: (b) => text.toUtf16(b) });
+    const input = guarded([], () => r.inputPtr());
+    parsers.set(this, { raw: r, broken: null, finished: false, cut: false, partial: isPartial(options), pending: '', text, toUtf16: (b) => text.toUtf16(b), input });
   }
 
   /** Consume a chunk; returns the deltas it completed. Never throws on malformed output. */
@@ -308,7 +370,16 @@ class StreamParser {
     s.text.add(text);
     // Most chunks come back whole as one delta: built here from `text`, not decoded from wasm memory. Only a
     // well-formed chunk is its own UTF-8 round trip (an unpaired surrogate reached the parser as U+FFFD).
-    const code = guarded([s], () => s.raw.pushCode(text));
+    // A short chunk is written straight into the parser's input buffer (see `JsStreamParser::input`).
+    const saved = enterWasm();
+    let code;
+    try {
+      code = text.length <= 64 ? s.raw.pushCodeInput(writeUtf8(text, wasmBytes(), s.input)) : s.raw.pushCode(text);
+    } catch (e) {
+      throw afterThrow(e, [s], undefined, saved);
+    } finally {
+      callDepth--;
+    }
     if (code === 0) return [];
     if (code === 1 && wellFormed(text)) return [{ content: text }];
     if (code === 2 && wellFormed(text)) return [{ reasoning_content: text }];
