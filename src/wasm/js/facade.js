@@ -119,7 +119,46 @@ function checkOptions(options, schema, name) {
     if (!ok(value)) throw invalid(`${name}.${key}: expected ${what}, got ${describe(value)}`);
     copy[key] = value;
   }
-  return toJson(copy, name);
+  return optionsText(copy, name);
+}
+
+// JSON text of option values that cannot change, kept per object: a deep-frozen array or plain object of
+// plain data (`Object.freeze` all the way down, data properties only, no `toJSON`) is serialised once, so a
+// constant `tools` list costs nothing per call however long it is (JSON.stringify of 32 tools takes longer
+// than the whole rest of a parse's set-up). Anything else is serialised on every call: it may have changed.
+const frozenJson = new WeakMap();
+
+function optionsText(copy, name) {
+  let text = '{';
+  for (const key of Object.keys(copy)) {
+    const value = copy[key];
+    const json = (value !== null && typeof value === 'object' && Object.isFrozen(value) && frozenText(value)) || toJson(value, `${name}.${key}`);
+    text += `${text.length > 1 ? ',' : ''}${JSON.stringify(key)}:${json}`;
+  }
+  return `${text}}`;
+}
+
+/** The JSON of a frozen `value` if it is plain data all the way down, else undefined. */
+function frozenText(value) {
+  if (Object.prototype.toJSON !== undefined || Array.prototype.toJSON !== undefined) return undefined;
+  let json = frozenJson.get(value);
+  if (json === undefined && isFrozenData(value, 0)) {
+    json = JSON.stringify(value);
+    frozenJson.set(value, json);
+  }
+  return json;
+}
+
+function isFrozenData(v, depth) {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) return true;
+  if (typeof v !== 'object' || depth > 64 || !Object.isFrozen(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  if (Array.isArray(v) ? proto !== Array.prototype : proto !== Object.prototype && proto !== null) return false;
+  for (const key of Reflect.ownKeys(v)) {
+    const d = Object.getOwnPropertyDescriptor(v, key);
+    if (typeof key === 'symbol' ? !('value' in d) : !('value' in d) || !isFrozenData(d.value, depth + 1)) return false;
+  }
+  return true;
 }
 
 // Per-object state, keyed by the facade object: the raw wasm-bindgen object, and why it can no longer be
