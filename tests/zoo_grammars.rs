@@ -35,9 +35,9 @@ fn constrained(grammar: &Grammar, prompt_tail: &str, output: &str) -> Option<Str
     for t in &grammar.triggers {
         let at = match t.kind {
             TriggerKind::Word | TriggerKind::Token => rest.find(t.value.as_str()),
-            TriggerKind::Pattern => captures(&PikeVM::new(&t.value).ok()?, rest, false),
+            TriggerKind::Pattern => captures(&Trig::new(&t.value)?, rest, false),
             TriggerKind::PatternFull => {
-                let re = PikeVM::new(&t.value).ok()?;
+                let re = Trig::new(&t.value)?;
                 // Against the reply generated so far: every prefix of it, shortest first.
                 let base = full.len() - output.len();
                 let reply = &full[base.max(from)..];
@@ -53,17 +53,48 @@ fn constrained(grammar: &Grammar, prompt_tail: &str, output: &str) -> Option<Str
     first.map(|at| rest[at..].to_string())
 }
 
+/// A trigger pattern as this test's engine runs it. regex-automata has no lookaround; a pattern that ends in
+/// a negative lookahead of a literal (`>>>(?!all)`, llama.cpp's std::regex reads it) is run as the pattern
+/// before it, a match counting only when the text after it does not start with the literal.
+struct Trig {
+    re: PikeVM,
+    not_followed_by: Option<String>,
+}
+
+impl Trig {
+    fn new(pattern: &str) -> Option<Trig> {
+        if let Ok(re) = PikeVM::new(pattern) {
+            return Some(Trig { re, not_followed_by: None });
+        }
+        let at = pattern.rfind("(?!")?;
+        let literal = pattern.get(at + 3..)?.strip_suffix(')')?;
+        if literal.is_empty() || literal.contains(|c: char| !c.is_alphanumeric() && c != '_') {
+            return None;
+        }
+        Some(Trig { re: PikeVM::new(pattern.get(..at)?).ok()?, not_followed_by: Some(literal.to_string()) })
+    }
+}
+
 /// Where a trigger pattern starts the grammar in `hay`: its first group's start, else its match's; `whole`:
 /// only a match of all of `hay`.
-fn captures(re: &PikeVM, hay: &str, whole: bool) -> Option<usize> {
+fn captures(t: &Trig, hay: &str, whole: bool) -> Option<usize> {
+    let re = &t.re;
     let (mut cache, mut caps) = (re.create_cache(), re.create_captures());
-    let input = if whole { Input::new(hay).anchored(Anchored::Yes) } else { Input::new(hay) };
-    re.search(&mut cache, &input, &mut caps);
-    let m = caps.get_match()?;
-    if whole && m.end() != hay.len() {
-        return None;
+    let mut from = 0;
+    while from <= hay.len() {
+        let input = if whole { Input::new(hay).anchored(Anchored::Yes) } else { Input::new(hay).range(from..) };
+        re.search(&mut cache, &input, &mut caps);
+        let m = caps.get_match()?;
+        let refused = t.not_followed_by.as_deref().is_some_and(|l| hay.get(m.end()..).is_some_and(|after| after.starts_with(l)));
+        if whole && (m.end() != hay.len() || refused) {
+            return None;
+        }
+        if !refused {
+            return Some(caps.get_group(1).map_or(m.start(), |g| g.start));
+        }
+        from = m.start() + hay.get(m.start()..)?.chars().next().map_or(1, char::len_utf8);
     }
-    Some(caps.get_group(1).map_or(m.start(), |g| g.start))
+    None
 }
 
 fn templates() -> Vec<(String, String)> {
@@ -116,4 +147,12 @@ fn every_templates_grammar_accepts_the_calls_its_round_trip_renders() {
     let (ok, tried) = cases.counts();
     println!("zoo grammars accept their round trips' call texts: {ok}/{tried} renders; {templates_all_accepted}/{templates_with_calls} templates accept all of theirs");
     cases.finish();
+}
+
+#[test]
+fn a_trailing_negative_lookahead_refuses_the_matches_its_literal_follows() {
+    let t = Trig::new(">>>(?!all)").expect("compiles");
+    assert_eq!(captures(&t, "x>>>all\n hi >>>get_weather", false), Some(12));
+    assert_eq!(captures(&t, ">>>all\n", false), None);
+    assert!(Trig::new(">>>(?!a|b)").is_none(), "only a literal");
 }

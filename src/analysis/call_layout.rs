@@ -91,6 +91,8 @@ fn apply(t: &mut ToolsAnalysis, opener: &str, closer: &str, tail: &str) -> bool 
             Some(s) if s.kind == SegmentKind::Marker && !f.section_start.is_empty() => s.value,
             _ => String::new(),
         };
+        // Read off the second call only: a lone call's turn ends without it.
+        f.section_end_optional = unread && !f.section_end.is_empty();
         return true;
     }
     false
@@ -117,7 +119,7 @@ mod tests {
 
     /// The DeepSeek layout as tools.1 reads it from one call (`close`: what it took for the function closer),
     /// corrected from the two-call render; checks the corrected markers.
-    fn deepseek_corrected(close: &str) {
+    fn deepseek_corrected(close: &str) -> ToolsAnalysis {
         let mut t = ToolsAnalysis::default();
         t.format.mode = ToolFormat::TagWithJson;
         t.format.section_start = "<｜tool▁calls▁begin｜>".into();
@@ -128,16 +130,19 @@ mod tests {
         assert_eq!(t.function.close, "```");
         assert_eq!(t.format.per_call_end, "<｜tool▁call▁end｜>");
         assert_eq!(t.format.section_end, "<｜tool▁calls▁end｜>");
+        t
     }
 
     #[test]
     fn a_closer_running_into_the_section_end_is_cut() {
-        deepseek_corrected("```<｜tool▁call▁end｜><｜tool▁calls▁end｜>");
+        // The one-call render wrote the section end: it stays required.
+        assert!(!deepseek_corrected("```<｜tool▁call▁end｜><｜tool▁calls▁end｜>").format.section_end_optional);
     }
 
     /// One call ends the render with `…```<｜tool▁call▁end｜>` and no section end (Ollama's DeepSeek-V3).
     #[test]
     fn a_call_ending_the_render_unpaired_gets_its_markers_from_two_calls() {
-        deepseek_corrected("");
+        // Only the two-call render writes the section end: a lone call's turn ends without it.
+        assert!(deepseek_corrected("").format.section_end_optional);
     }
 }

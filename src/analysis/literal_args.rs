@@ -51,6 +51,7 @@ pub fn analyze(pr: &mut Prober, t: &mut ToolsAnalysis, parallel: bool) {
         _ => {
             f.section_start = call.before.clone();
             f.section_end = trim_ws(&call.after).to_string();
+            f.call_separator = between.unwrap_or_default();
         }
     }
     t.function = FunctionAnalysis { name_prefix, name_suffix: String::new(), close: String::new() };

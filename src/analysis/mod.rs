@@ -2,17 +2,18 @@
 //! outputs, and read off how its model writes reasoning, content and tool calls.
 //!
 //! Entry point: [`analyze_template`]. Phases: reasoning (reasoning.1–3, `reasoning.rs`), content (content.1,
-//! `content.rs`), tools (tools.1–2 `tools.rs`, tools.3–7 `tool_markers.rs`, tools.8 `call_layout.rs`), role
+//! `content.rs`), tools (tools.1–2 `tools.rs`, tools.3–7 `tool_markers.rs`, tools.8 `call_layout.rs`, tools.9–11 `call_extras.rs`), role
 //! markers (`roles.rs`), a reply written as messages headed by their recipient (`addressed.rs`), then
 //! the preserved-token union and the late phases that read what the
 //! common probes cannot: a content wrapper inside the assistant header (content.2, `content.rs`),
 //! reasoning tags no render shows (reasoning.4–6, `unrendered_reasoning.rs`); then the source-keyed
 //! [`workarounds`] and, for a template without a tool format, the tool-call markers its source
 //! names ([`fallback`]). Every comparison of the llama.cpp-compatible phases is kept in
-//! `Analysis.diffs` (checked in order against llama.cpp's record); tools.8, content.2 and reasoning.4–5 render their
+//! `Analysis.diffs` (checked in order against llama.cpp's record); tools.8–11, content.2 and reasoning.4–5 render their
 //! own probes without recording them, and say in `diagnostics` when they change the analysis.
 
 mod addressed;
+mod call_extras;
 mod call_layout;
 mod content;
 mod diff;
@@ -69,6 +70,7 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
     if caps.supports_tool_calls {
         literal_args::analyze(&mut pr, &mut tools, caps.supports_parallel_tool_calls);
         call_layout::refine(&mut pr, &mut tools);
+        call_extras::analyze(&mut pr, &mut tools, caps.supports_parallel_tool_calls);
     }
     let mut handler = detect::detect_handler(t.source());
     let found = if caps.supports_tool_calls && handler == Handler::Autoparser { addressed::analyze(&mut pr, &tools, caps.supports_parallel_tool_calls) } else { None };

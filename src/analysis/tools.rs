@@ -179,6 +179,7 @@ fn json_native_format(t: &mut ToolsAnalysis, clean: &str) -> Result<(), String> 
         .collect();
     located.sort();
     f.parameter_order = located.into_iter().map(|(_, n)| n).collect();
+    f.fixed_fields = super::call_extras::fixed_fields(&obj, &f.parameter_order, &f.function_field);
     f.section_start = trim_leading_ws(clean.get(..start).unwrap_or("")).to_string();
     f.section_end = trim_ws(clean.get(end..).unwrap_or("")).to_string();
     // The array's closing bracket belongs to the JSON, not to a section marker.

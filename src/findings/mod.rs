@@ -116,6 +116,35 @@ pub struct ToolFormatAnalysis {
     pub id_field: String,
     pub gen_id_field: String,
     pub parameter_order: Vec<String>,
+    /// The template writes the section end only after a second call: a turn with one call ends without
+    /// it (`…<｜tool▁call▁end｜>` then the turn's end; tools.8).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub section_end_optional: bool,
+    /// The per-call end follows only the last call of a turn: between two calls the template writes none
+    /// (`…</tool_call>\n<tool_call>…</tool_call><|observation|>`; tools.9).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub per_call_end_last_only: bool,
+    /// What the template writes between two calls of one section when no per-call marker separates them
+    /// (literal calls: `, ` in `[f(a=1), g(b=2)]`, a newline between lines of a code block); empty when
+    /// not read.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub call_separator: String,
+    /// Fields of a JSON call object that the template writes with the same value for every call
+    /// (`"type": "tool"`), in the template's order among `parameter_order`'s fields.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fixed_fields: Vec<FixedField>,
+}
+
+/// A field of a JSON call object with one value for every call (`"type": "tool"`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FixedField {
+    pub key: String,
+    /// Its value as the template writes it (JSON text).
+    pub value: String,
+    /// The field of `parameter_order` it is written before; empty: after all of them.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub before: String,
 }
 
 impl Default for ToolFormatAnalysis {
@@ -136,6 +165,10 @@ impl Default for ToolFormatAnalysis {
             id_field: String::new(),
             gen_id_field: String::new(),
             parameter_order: Vec::new(),
+            section_end_optional: false,
+            per_call_end_last_only: false,
+            call_separator: String::new(),
+            fixed_fields: Vec::new(),
         }
     }
 }
@@ -177,6 +210,10 @@ pub struct ArgumentsAnalysis {
     /// With `literal_values`: the token around string values (`'`, `<|"|>`).
     #[serde(default)]
     pub string_delimiter: String,
+    /// Non-string values (lists, dicts, booleans, None) are written with Python's `str()`
+    /// (`['a', 'b']`, `{'k': True}`), not as JSON (a template printing `value | string`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub python_repr_values: bool,
 }
 
 /// Call-id markers.

@@ -1,5 +1,8 @@
 //! The auto format's tool-call grammar, read off the analysis: JSON-native calls, tagged calls with
-//! JSON or tagged arguments, literal (pythonic) arguments, call ids, sections and parallel calls.
+//! JSON or tagged arguments, literal (pythonic) arguments, call ids, sections and parallel calls — as the
+//! template itself writes them (issue #26 item 4, tests/zoo_grammars.rs): Python dicts and `str()` values
+//! where it prints those, fixed fields of a call object, a section end it leaves out after a lone call, a
+//! per-call end it writes after the last call only, the separator it writes between literal calls.
 
 use crate::findings::{Analysis, CallIdPosition, ToolFormat};
 use crate::gbnf::{join_optional, json_str, leading_token, literal_value, regex_escape, Expr, SchemaConverter, Shape, Tool, ToolGrammar, Trigger, TriggerKind};
@@ -25,8 +28,24 @@ impl Gen<'_> {
         self.g.repeated(item, sep)
     }
 
+    /// JSON arguments, or a Python dict where the template prints one (`{{ arguments }}`: `{'a': True}`).
     fn json_args(&mut self, tool: &Tool, hint: &str) -> Result<Expr> {
+        if self.a.tools.format.uses_python_dicts {
+            return SchemaConverter::new(&mut self.g.b, &tool.params).python().json(&tool.params, hint);
+        }
         self.g.json_args(tool, hint)
+    }
+
+    /// Between two calls of one section with no per-call markers: the template's separator (`, ` of a
+    /// literal list, a newline between lines of a code block), a comma when the analysis read none.
+    fn section_separator(&mut self) -> Expr {
+        let sp = self.g.b.space();
+        let between = self.a.tools.format.call_separator.clone();
+        match between.trim() {
+            "" if !between.is_empty() => Expr::seq([Expr::lit(between), sp]),
+            "" => Expr::seq([sp.clone(), Expr::lit(","), sp]),
+            core => Expr::seq([sp.clone(), Expr::lit(core), sp]),
+        }
     }
 
     fn general(&mut self, tools: &[Tool]) -> Result<Shape> {
@@ -53,6 +72,8 @@ impl Gen<'_> {
         if self_delimited {
             end = Expr::opt(end);
         }
+        // A per-call end the template writes only after the last call closes the calls once.
+        let last_end = if f.per_call_end_last_only { std::mem::replace(&mut end, Expr::Empty) } else { Expr::Empty };
         let call = Expr::seq([start.clone(), any.clone(), end.clone()]);
         let calls = if f.tools_array_wrapped {
             // The call markers wrap the whole array (`<TOOLCALL>[{…}, {…}]</TOOLCALL>`), as the parser reads them.
@@ -61,11 +82,16 @@ impl Gen<'_> {
             Expr::seq([start, Expr::lit("["), sp.clone(), list, sp.clone(), Expr::lit("]"), end])
         } else if self.a.tools.arguments.literal_values && f.per_call_start.is_empty() {
             // Literal calls in one section are a list: `[f(a=1), g(b=2)]`.
-            self.repeated(call, Expr::seq([sp.clone(), Expr::lit(","), sp.clone()]))
+            let sep = self.section_separator();
+            self.repeated(call, sep)
         } else {
             self.repeated(call, sp.clone())
         };
-        let (ss, se) = (self.marker(&f.section_start), closing(self, &f.section_end));
+        let calls = Expr::seq([calls, last_end]);
+        let (ss, mut se) = (self.marker(&f.section_start), closing(self, &f.section_end));
+        if f.section_end_optional {
+            se = Expr::opt(se);
+        }
         // Calls may also start at their own marker without the section (as the parser accepts; the
         // trigger stays the section marker, as llama.cpp's for these formats).
         let bare_calls = !f.section_start.trim().is_empty() && !f.per_call_start.trim().is_empty() && f.mode != ToolFormat::JsonNative;
@@ -119,6 +145,14 @@ impl Gen<'_> {
                 order.push(field.clone());
             }
         }
+        // Fields the template writes with one value for every call (`"type":"tool"`), in its order.
+        let mut fixed = Vec::new();
+        for x in &f.fixed_fields {
+            let at = order.iter().position(|o| *o == x.before || o.starts_with(&format!("{}.", x.before))).filter(|_| !x.before.is_empty());
+            let at = at.unwrap_or(order.len());
+            order.insert(at, x.key.clone());
+            fixed.push((x.key.clone(), x.value.clone()));
+        }
         let id_value = {
             let s = self.g.b.json_string();
             let n = self.g.b.json_integer();
@@ -131,6 +165,8 @@ impl Gen<'_> {
                 fields.push((Expr::seq([key, colon.clone(), quoted_name.clone()]), false));
             } else if field == f.args_field {
                 fields.push((Expr::seq([key, colon.clone(), args.clone()]), false));
+            } else if let Some((_, value)) = fixed.iter().find(|(k, _)| *k == field) {
+                fields.push((Expr::seq([key, colon.clone(), Expr::lit(value.clone())]), true));
             } else {
                 fields.push((Expr::seq([key, colon.clone(), id_value.clone()]), true));
             }
@@ -211,6 +247,9 @@ impl Gen<'_> {
             let arg_hint = format!("{hint}-arg-{k}");
             let mut value = if t.arguments.literal_values {
                 literal_value(&mut self.g.b, schema, &t.arguments.string_delimiter)
+            } else if t.arguments.python_repr_values {
+                // Non-string values as the template's `| string` writes them (`['a', 'b']`, `True`), or JSON.
+                SchemaConverter::new(&mut self.g.b, params).python().raw(schema, &arg_hint, &terminator)?
             } else {
                 SchemaConverter::new(&mut self.g.b, params).raw(schema, &arg_hint, &terminator)?
             };

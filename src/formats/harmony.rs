@@ -616,7 +616,9 @@ impl Format for Harmony {
 
     #[cfg(feature = "full")]
     /// `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>` (the recipient
-    /// may also come before the channel).
+    /// may also come before the channel). The call message may also end with `<|end|>`, which ends every
+    /// other harmony message: templates write it after a call in history (the parser closes a call
+    /// message at either, as `REPLY_REGIONS` says).
     fn tool_calls(&self, g: &mut ToolGrammar, a: &Analysis, tools: &[Tool]) -> Result<Option<Shape>> {
         let channel = Expr::seq([Expr::lit("<|channel|>"), Expr::alt([Expr::lit("commentary"), Expr::lit("analysis")])]);
         let constrain = Self::constrain(g);
@@ -627,7 +629,7 @@ impl Format for Harmony {
             let args = g.json_args(tool, &format!("{hint}-args"))?;
             let recipient = Expr::seq([Expr::lit(" to=functions."), Expr::lit(tool.name.clone())]);
             let head = Expr::alt([Expr::seq([recipient.clone(), channel.clone()]), Expr::seq([channel.clone(), recipient])]);
-            let body = Expr::seq([head, constrain.clone(), Expr::lit("<|message|>"), sp.clone(), args, sp.clone(), Expr::opt(Expr::lit("<|call|>"))]);
+            let body = Expr::seq([head, constrain.clone(), Expr::lit("<|message|>"), sp.clone(), args, sp.clone(), Expr::opt(Expr::alt([Expr::lit(CALL), Expr::lit(END)]))]);
             alts.push(g.b.add(&hint, body));
         }
         let any = g.b.add("tool-call", Expr::alt(alts));

@@ -13,7 +13,7 @@ fn is_quote(delim: &str) -> bool {
 }
 
 /// Any string literal.
-fn string(b: &mut GrammarBuilder, delim: &str) -> Expr {
+pub(super) fn string(b: &mut GrammarBuilder, delim: &str) -> Expr {
     if is_quote(delim) {
         let json = b.json_string();
         b.fixed("literal-string", |_| {
@@ -38,25 +38,25 @@ fn quoted(v: &str, delim: &str) -> Expr {
     }
 }
 
-fn boolean(b: &mut GrammarBuilder) -> Expr {
+pub(super) fn boolean(b: &mut GrammarBuilder) -> Expr {
     let json = b.json_boolean();
     b.fixed("literal-boolean", |_| Expr::alt([json, Expr::lit("True"), Expr::lit("False")]))
 }
 
-fn null(b: &mut GrammarBuilder) -> Expr {
+pub(super) fn null(b: &mut GrammarBuilder) -> Expr {
     let json = b.json_null();
     b.fixed("literal-null", |_| Expr::alt([json, Expr::lit("None")]))
 }
 
 /// Any literal value: string, number, boolean, null, object or array.
-fn any(b: &mut GrammarBuilder, delim: &str) -> Expr {
+pub(super) fn any(b: &mut GrammarBuilder, delim: &str) -> Expr {
     b.fixed("literal-value", |b| {
         let items = [string(b, delim), b.json_number(), boolean(b), null(b), object(b, delim), array(b, delim)];
         Expr::alt(items)
     })
 }
 
-fn object(b: &mut GrammarBuilder, delim: &str) -> Expr {
+pub(super) fn object(b: &mut GrammarBuilder, delim: &str) -> Expr {
     b.fixed("literal-object", |b| {
         let sp = b.space();
         let bare = Expr::seq([Expr::ranges(&[('a', 'z'), ('A', 'Z'), ('_', '_')]), Expr::star(Expr::ranges(&[('a', 'z'), ('A', 'Z'), ('0', '9'), ('_', '_')]))]);
@@ -74,6 +74,17 @@ fn array(b: &mut GrammarBuilder, delim: &str) -> Expr {
         let more = Expr::star(Expr::seq([sp.clone(), Expr::lit(","), sp.clone(), value.clone()]));
         Expr::seq([Expr::lit("["), sp.clone(), Expr::opt(Expr::seq([value, more])), sp, Expr::lit("]")])
     })
+}
+
+/// A fixed JSON value as JSON or as Python's `str()` writes it (`{'k': True}`, `None`): the two spellings.
+pub(super) fn python_or_json(v: &Value) -> Expr {
+    let json = serde_json::to_string(v).unwrap_or_default();
+    let python = crate::template::python_repr(v);
+    if python == json {
+        Expr::lit(json)
+    } else {
+        Expr::alt([Expr::lit(json), Expr::lit(python)])
+    }
 }
 
 /// The literal for a value of `schema`, strings in `delim`.
@@ -94,5 +105,20 @@ pub fn value(b: &mut GrammarBuilder, schema: &Value, delim: &str) -> Expr {
         Some("object") => object(b, delim),
         Some("array") => array(b, delim),
         _ => any(b, delim),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::python_or_json;
+    use crate::gbnf::print::print_expr_text;
+    use serde_json::json;
+
+    #[test]
+    fn a_fixed_value_as_json_or_as_python_writes_it() {
+        let both = print_expr_text(&python_or_json(&json!({"remind": true, "n": null, "tags": ["a", "it's"]})));
+        assert_eq!(both, r#""{\"remind\":true,\"n\":null,\"tags\":[\"a\",\"it's\"]}" | "{'remind': True, 'n': None, 'tags': ['a', \"it's\"]}""#);
+        // One spelling when both are the same.
+        assert_eq!(print_expr_text(&python_or_json(&json!(10))), "\"10\"");
     }
 }

@@ -84,7 +84,14 @@ fn print_expr(expr: &Expr, ctx: Prec, out: &mut String) {
             }
         }
         Expr::Repeat { expr, min, max } => {
-            print_expr(expr, Prec::Atom, out);
+            // A repetition of a repetition needs its parentheses (`("a"?)?`, never `"a"??`).
+            if matches!(**expr, Expr::Repeat { .. }) {
+                out.push('(');
+                print_expr(expr, Prec::Alt, out);
+                out.push(')');
+            } else {
+                print_expr(expr, Prec::Atom, out);
+            }
             match (min, max) {
                 (0, Some(1)) => out.push('?'),
                 (0, None) => out.push('*'),
@@ -173,5 +180,12 @@ mod tests {
         let top = Expr::alt([Expr::lit("a"), Expr::Empty]);
         assert_eq!(print_expr_text(&top), r#"| "a""#);
         assert_eq!(print_expr_text(&Expr::repeat(Expr::lit("\n"), 1, Some(2))), r#""\n"{1,2}"#);
+    }
+
+    #[test]
+    fn a_repetition_of_a_repetition_keeps_its_parentheses() {
+        let e = Expr::opt(Expr::opt(Expr::seq([Expr::rule("space"), Expr::lit("</x>")])));
+        assert_eq!(print_expr_text(&e), r#"((space "</x>")?)?"#);
+        assert!(crate::gbnf::ParsedGrammar::parse(&format!("root ::= {}\nspace ::= \" \"?", print_expr_text(&e))).is_ok());
     }
 }

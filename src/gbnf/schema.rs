@@ -14,9 +14,14 @@
 //!
 //! [`SchemaConverter::raw`] builds a value for tagged formats (`<parameter=k>value</parameter>`):
 //! strings are written without JSON quotes, as raw text up to the value's closing marker.
+//!
+//! [`SchemaConverter::python`] converts to values as JSON or as Python's `str()` writes them (`{'k': True}`,
+//! `['a', None]`: a template printing a dict with `{{ arguments }}` or a value with `| string`): the same
+//! structure (properties, required, items), strings also in single quotes, `True` / `False` / `None`.
 
 use super::builder::GrammarBuilder;
 use super::ir::Expr;
+use super::literal;
 use crate::{Error, ErrorKind, Result};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -30,6 +35,7 @@ pub struct SchemaConverter<'a> {
     root: &'a Value,
     refs: HashMap<String, String>,
     depth: usize,
+    python: bool,
 }
 
 fn schema_err(msg: impl Into<String>) -> Error {
@@ -39,7 +45,31 @@ fn schema_err(msg: impl Into<String>) -> Error {
 impl<'a> SchemaConverter<'a> {
     /// A converter resolving `$ref`s against `root`.
     pub fn new(b: &'a mut GrammarBuilder, root: &'a Value) -> Self {
-        SchemaConverter { b, root, refs: HashMap::new(), depth: 0 }
+        SchemaConverter { b, root, refs: HashMap::new(), depth: 0, python: false }
+    }
+
+    /// Values also as Python's `str()` writes them (see the module's note).
+    pub fn python(mut self) -> Self {
+        self.python = true;
+        self
+    }
+
+    /// Any value.
+    fn any(&mut self) -> Expr {
+        if self.python {
+            literal::any(self.b, "'")
+        } else {
+            self.b.json_value()
+        }
+    }
+
+    /// A fixed value (`const`, an `enum` member).
+    fn fixed_value(&self, v: &Value) -> Expr {
+        if self.python {
+            literal::python_or_json(v)
+        } else {
+            Expr::lit(json_text(v))
+        }
     }
 
     /// An expression for a JSON value matching `schema`; rules are named after `hint`.
@@ -99,7 +129,7 @@ impl<'a> SchemaConverter<'a> {
 
     fn visit(&mut self, schema: &Value, hint: &str) -> Result<Expr> {
         let obj = match schema {
-            Value::Bool(true) => return Ok(self.b.json_value()),
+            Value::Bool(true) => return Ok(self.any()),
             Value::Bool(false) => return Err(schema_err("`false` schema matches nothing")),
             Value::Object(o) => o,
             _ => return Err(schema_err(format!("schema must be an object, got {schema}"))),
@@ -108,10 +138,10 @@ impl<'a> SchemaConverter<'a> {
             return self.reference(r);
         }
         if let Some(c) = obj.get("const") {
-            return Ok(Expr::lit(json_text(c)));
+            return Ok(self.fixed_value(c));
         }
         if let Some(values) = obj.get("enum").and_then(Value::as_array) {
-            let alts = Expr::alt(values.iter().map(|v| Expr::lit(json_text(v))));
+            let alts = Expr::alt(values.iter().map(|v| self.fixed_value(v)));
             return Ok(self.b.add(hint, alts));
         }
         for key in ["anyOf", "oneOf"] {
@@ -141,12 +171,15 @@ impl<'a> SchemaConverter<'a> {
             Some(other) => Err(schema_err(format!("invalid `type`: {other}"))),
             None if obj.contains_key("properties") => self.typed("object", obj, hint),
             None if obj.contains_key("items") || obj.contains_key("prefixItems") => self.typed("array", obj, hint),
-            None => Ok(self.b.json_value()),
+            None => Ok(self.any()),
         }
     }
 
     fn typed(&mut self, t: &str, obj: &serde_json::Map<String, Value>, hint: &str) -> Result<Expr> {
         match t {
+            "string" if self.python => Ok(literal::string(self.b, "'")),
+            "boolean" if self.python => Ok(literal::boolean(self.b)),
+            "null" if self.python => Ok(literal::null(self.b)),
             "string" => {
                 let min = obj.get("minLength").and_then(Value::as_u64).map_or(0, clamp);
                 let max = obj.get("maxLength").and_then(Value::as_u64).map(clamp);
@@ -216,26 +249,26 @@ impl<'a> SchemaConverter<'a> {
             .unwrap_or_default();
         let required: Vec<&str> = obj.get("required").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
         let additional = match obj.get("additionalProperties") {
-            None if !obj.contains_key("properties") => Some(self.b.json_value()),
+            None if !obj.contains_key("properties") => Some(self.any()),
             None | Some(Value::Bool(false)) => None,
-            Some(Value::Bool(true)) => Some(self.b.json_value()),
+            Some(Value::Bool(true)) => Some(self.any()),
             Some(s) => Some(self.json(s, &format!("{hint}-additional"))?),
         };
         if props.is_empty() && additional.is_some() && !obj.contains_key("additionalProperties") {
-            return Ok(self.b.json_object());
+            return Ok(if self.python { literal::object(self.b, "'") } else { self.b.json_object() });
         }
         let sp = self.b.space();
         let sep = Expr::seq([sp.clone(), Expr::lit(","), sp.clone()]);
         let mut kvs = Vec::new();
         for (name, schema) in &props {
             let value = self.json(schema, &format!("{hint}-{name}"))?;
-            let key = Expr::lit(json_text(&Value::String(name.clone())));
+            let key = self.fixed_value(&Value::String(name.clone()));
             let kv = Expr::seq([key, sp.clone(), Expr::lit(":"), sp.clone(), value]);
             kvs.push((self.b.add(&format!("{hint}-{name}-kv"), kv), required.contains(&name.as_str())));
         }
         let extra_kv = match additional {
             Some(v) => {
-                let s = self.b.json_string();
+                let s = if self.python { literal::string(self.b, "'") } else { self.b.json_string() };
                 Some(self.b.add(&format!("{hint}-additional-kv"), Expr::seq([s, sp.clone(), Expr::lit(":"), sp.clone(), v])))
             }
             None => None,
@@ -298,7 +331,7 @@ impl<'a> SchemaConverter<'a> {
         } else {
             let item = match obj.get("items") {
                 Some(s) => self.json(s, &format!("{hint}-item"))?,
-                None => self.b.json_value(),
+                None => self.any(),
             };
             let min = obj.get("minItems").and_then(Value::as_u64).map_or(0, clamp);
             let max = obj.get("maxItems").and_then(Value::as_u64).map(clamp);

@@ -16,3 +16,11 @@ mod tojson;
 pub use caps::Caps;
 pub use nesting::MAX_EXPRESSION_DEPTH;
 pub use render::{render_template, RenderOptions, Template};
+
+/// Python's `repr` of a JSON value as a template prints it inside a container (`{'k': True}`, `'it'`):
+/// what the grammar accepts where a template writes values with `str()`.
+pub(crate) fn python_repr(v: &serde_json::Value) -> String {
+    let mut out = String::new();
+    let _ = env::python_repr(&mut out, &minijinja::Value::from(minijinja::value::Serde(v)), false, 0);
+    out
+}

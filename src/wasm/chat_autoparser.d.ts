@@ -221,6 +221,14 @@ export interface Analysis {
       mode: ToolFormat; sectionStart: string; sectionEnd: string; perCallStart: string; perCallEnd: string;
       funNameIsKey: boolean; toolsArrayWrapped: boolean; openaiWrapperTrigger: boolean; usesPythonDicts: boolean;
       functionField: string; nameField: string; argsField: string; idField: string; genIdField: string; parameterOrder: string[];
+      /** The template writes the section end only after a second call (a lone call's turn ends without it). */
+      sectionEndOptional?: boolean;
+      /** The per-call end follows only the last call of a turn (none between two calls). */
+      perCallEndLastOnly?: boolean;
+      /** What the template writes between two calls of one section without per-call markers (`, `, a newline). */
+      callSeparator?: string;
+      /** JSON call-object fields with one value for every call (`"type":"tool"`): the value as JSON text, and the field it precedes. */
+      fixedFields?: { key: string; value: string; before?: string }[];
       [more: string]: unknown;
     };
     function: { namePrefix: string; nameSuffix: string; close: string };
@@ -232,6 +240,8 @@ export interface Analysis {
       typedValuePrefix?: string;
       /** Wrapper around raw string values holding markup (`<![CDATA[` … `]]>`). */
       rawValueStart?: string; rawValueEnd?: string;
+      /** Non-string values are written with Python's `str()` (`['a', 'b']`, `{'k': True}`), not as JSON. */
+      pythonReprValues?: boolean;
       [more: string]: unknown;
     };
     callId: { pos: CallIdPosition; prefix: string; suffix: string; headerCounterAt?: number; [more: string]: unknown };
