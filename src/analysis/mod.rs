@@ -81,8 +81,16 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
     }
     let messages = found.map(|(m, _)| m);
     let segments = if handler == Handler::Autoparser { segments::analyze(&mut pr, caps.supports_tool_calls) } else { None };
-    if let Some(seg) = &segments {
-        segments::strip_header_from_tools(seg, &mut tools);
+    if let Some((seg, body)) = &segments {
+        segments::strip_header_from_tools(seg, body, &mut tools);
+    }
+    let segments = segments.map(|(seg, _)| seg);
+    if segments.is_some() {
+        // Reasoning and the answer are segments (`Analysis.segments`), not marker pairs: what the marker
+        // comparisons took for their markers are pieces of the headers. The mode says the template
+        // reasons; the segment's header and end are its markers.
+        reasoning = ReasoningAnalysis { mode: ReasoningMode::TagBased, ..ReasoningAnalysis::default() };
+        content = ContentAnalysis { requires_nonnull_content: content.requires_nonnull_content, ..ContentAnalysis::default() };
     }
     let handler = detect::with_read_structure(handler, segments.is_some());
     let mut a = Analysis {

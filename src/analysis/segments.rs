@@ -9,15 +9,16 @@
 
 use super::diff::{common_prefix_len, common_suffix_len, trim_ws};
 use super::probe::*;
-use crate::findings::{HeadedSegments, ToolsAnalysis};
+use crate::findings::{HeadedSegments, ToolFormat, ToolsAnalysis};
 use serde_json::Value;
 
 /// Longest header word accepted (real ones are a word or two).
 const MAX_WORD: usize = 48;
 
-/// The segment structure, when the template writes one. `calls`: the template renders tool calls
-/// (then the call reply must be a segment of its own, or this is not the structure).
-pub fn analyze(pr: &mut Prober, calls: bool) -> Option<HeadedSegments> {
+/// The segment structure, when the template writes one, and the one-call reply's body (the call
+/// segment's text between its header and its end). `calls`: the template renders tool calls (then the
+/// call reply must be a segment of its own, or this is not the structure).
+pub fn analyze(pr: &mut Prober, calls: bool) -> Option<(HeadedSegments, String)> {
     let params = |messages: Vec<Value>| Params::with_tools(messages);
     let bare = pr.render(&params(vec![user(USER_MSG)])).ok()?;
     let reply = |pr: &mut Prober, m: Value| -> Option<String> {
@@ -79,16 +80,19 @@ pub fn analyze(pr: &mut Prober, calls: bool) -> Option<HeadedSegments> {
     let after_c = trim_ws(after_c);
     let close_c = seg.close(word_c);
     seg.turn_end = trim_ws(after_c.strip_prefix(close_c.as_str())?).to_string();
+    let mut body = String::new();
     if calls {
         let call = reply(pr, assistant_calls(vec![first_call()]))?;
-        seg.calls_word = Some(calls_word(&seg, &call, turn_prefix)?);
+        let (word, b) = calls_word(&seg, &call, turn_prefix)?;
+        seg.calls_word = Some(word);
+        body = b;
     }
-    Some(seg)
+    Some((seg, body))
 }
 
 /// The call segment's word: the call reply is the turn's opening, a header naming no tool, a body
 /// holding the call and the segment's end.
-fn calls_word(seg: &HeadedSegments, call: &str, turn_prefix: &str) -> Option<String> {
+fn calls_word(seg: &HeadedSegments, call: &str, turn_prefix: &str) -> Option<(String, String)> {
     let rest = call.strip_prefix(turn_prefix)?.strip_prefix(seg.header_start.as_str())?;
     let (word, body) = rest.split_once(seg.header_end.as_str())?;
     if !plausible_word(word, &seg.header_end) || word.contains(FUN_FIRST) || word == seg.content_word || word == seg.reasoning_word {
@@ -96,7 +100,7 @@ fn calls_word(seg: &HeadedSegments, call: &str, turn_prefix: &str) -> Option<Str
     }
     let end = seg.close(word);
     let (body, after) = body.rsplit_once(end.as_str())?;
-    (body.contains(FUN_FIRST) && trim_ws(after) == seg.turn_end).then(|| word.to_string())
+    (body.contains(FUN_FIRST) && trim_ws(after) == seg.turn_end).then(|| (word.to_string(), body.to_string()))
 }
 
 /// A header word: short, on one line, without the header's end.
@@ -110,8 +114,10 @@ fn marker_like(s: &str) -> bool {
 }
 
 /// The call segment's body is read by the tool format alone: the tool analysis took the segment's
-/// header (` -> tool/function_call\n`) for a section opener and its end for a section closer.
-pub fn strip_header_from_tools(seg: &HeadedSegments, t: &mut ToolsAnalysis) {
+/// header (` -> tool/function_call\n`) for a section opener and its end for a section closer. Where
+/// that leaves a tagged call without its opener (the header's tokens were taken for the call's), the
+/// call's own markers are read off the one-call body (`<|open|>call tool="` NAME `"<|sep|>{…}<|close|>call<|sep|>`).
+pub fn strip_header_from_tools(seg: &HeadedSegments, body: &str, t: &mut ToolsAnalysis) {
     let Some(word) = seg.calls_word.as_deref() else { return };
     let (open, close) = (seg.open(word), seg.close(word));
     for m in [&mut t.format.section_start, &mut t.format.per_call_start] {
@@ -125,5 +131,27 @@ pub fn strip_header_from_tools(seg: &HeadedSegments, t: &mut ToolsAnalysis) {
         if !tm.is_empty() && (close.contains(tm) || seg.turn_end.contains(tm)) {
             m.clear();
         }
+    }
+    let unopened = [&t.format.section_start, &t.format.per_call_start, &t.function.name_prefix].iter().all(|m| trim_ws(m).is_empty());
+    if t.format.mode != ToolFormat::TagWithJson || !unopened {
+        return;
+    }
+    let Some((prefix, rest)) = body.split_once(FUN_FIRST) else { return };
+    let Some((suffix, args)) = rest.split_once('{') else { return };
+    let json_end = json_object_len(&format!("{{{args}"));
+    let (prefix, close_m) = (prefix.trim_start(), json_end.and_then(|n| args.get(n.saturating_sub(1)..)).map_or("", trim_ws));
+    if prefix.starts_with(['<', '[']) && !suffix.contains('\n') {
+        t.function.name_prefix = prefix.to_string();
+        t.function.name_suffix = suffix.to_string();
+        t.function.close = close_m.to_string();
+    }
+}
+
+/// The length of the JSON object `s` starts with.
+fn json_object_len(s: &str) -> Option<usize> {
+    let mut values = serde_json::Deserializer::from_str(s).into_iter::<Value>();
+    match values.next() {
+        Some(Ok(Value::Object(_))) => Some(values.byte_offset()),
+        _ => None,
     }
 }

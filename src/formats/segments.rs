@@ -110,8 +110,15 @@ impl SegmentsParser {
         let s = a.segments.clone()?;
         let close = |w: Option<&String>| w.map(|w| s.close(w).trim().to_string()).unwrap_or_default();
         let closes = [close(Some(&s.reasoning_word)), close(Some(&s.content_word)), close(s.calls_word.as_ref())];
-        // The segments' turn end, and its leading tokens (a stop token after them is not written).
-        let own_ends = s.turn_end.char_indices().filter(|&(_, c)| c == '>').map(|(i, _)| s.turn_end[..=i].to_string()).filter(|p| p.matches('>').count() >= 2);
+        // The segments' turn end, token by token (a stop token at its end is not written): a token and
+        // the text it heads (`<|close|>message<|sep|>`, `<|end_of_msg|>`).
+        let mut own_ends: Vec<String> = Vec::new();
+        for piece in s.turn_end.split_inclusive('>') {
+            match own_ends.last_mut() {
+                Some(last) if !piece.starts_with(['<', '[']) || !last.ends_with(['>', ']']) => last.push_str(piece),
+                _ => own_ends.push(piece.to_string()),
+            }
+        }
         let turn_ends: Vec<String> = a.turn_end.iter().map(|t| t.trim().to_string()).chain(own_ends).filter(|t| !t.is_empty() && !closes.contains(t)).collect();
         let hs = s.header_start.as_str();
         let mut between: Vec<&str> = vec![hs];
@@ -192,11 +199,7 @@ impl SegmentsParser {
     fn end_segment(&mut self, state: State, mk: &str, at: usize, out: &mut Vec<Delta>) {
         let l = Rc::clone(&self.l);
         match state {
-            State::Text(Part::Reasoning) => {
-                if mk == l.closes[0] {
-                    self.emit.reasoning_marker(mk, out);
-                }
-            }
+            State::Text(Part::Reasoning) if mk == l.closes[0] => self.emit.reasoning_marker(mk, out),
             State::Calls { body, at: b_at } => self.read_body(&body, b_at, out),
             _ => {}
         }
