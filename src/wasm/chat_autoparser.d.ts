@@ -216,6 +216,15 @@ export interface Analysis {
     messageStart: string; recipientPrefix: string; headerEnd: string; contentRecipient: string;
     reasoningRecipient?: string; messageEnds: string[];
   };
+  /**
+   * Present (handler `'headed segments'`) when the reply is several segments headed by the same tokens and a
+   * word naming what follows (`<|im_start|>assistant/think\n…<|im_end|>`, `<|open|>response<|sep|>…<|close|>response<|sep|>`):
+   * a header is `headerStart` + word + `headerEnd`; a segment ends with `endOpen` (+ its word when `endNamesWord`) + `endClose`.
+   */
+  segments?: {
+    headerStart: string; headerEnd: string; reasoningWord: string; contentWord: string; callsWord?: string;
+    endOpen: string; endClose?: string; endNamesWord: boolean; turnEnd?: string;
+  };
   tools: {
     format: {
       mode: ToolFormat; sectionStart: string; sectionEnd: string; perCallStart: string; perCallEnd: string;
