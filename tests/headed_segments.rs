@@ -118,6 +118,22 @@ fn the_templates_round_trip() {
 }
 
 #[test]
+fn a_continued_message_is_written_as_segments() {
+    let t = template(ROLE_SUFFIX);
+    let messages = vec![json!({"role": "user", "content": "Hi"}), json!({"role": "assistant", "reasoning_content": "R", "content": "C"})];
+    let o = RequestOptions { messages, continue_final_message: "auto".into(), ..options() };
+    assert!(t.generation_prompt(&o).unwrap().ends_with("<|im_start|>assistant/think\nR<|im_end|>\n<|im_start|>assistant\nC"));
+    let (m, diags) = {
+        let mut p = t.stream_parser(&o).unwrap();
+        p.push(" and more.<|im_end|>");
+        p.finish().unwrap();
+        (p.message().clone(), p.diagnostics().to_vec())
+    };
+    assert!(m.content.ends_with(" and more."), "{m:?}");
+    assert!(diags.is_empty(), "{diags:?}");
+}
+
+#[test]
 fn a_compiled_spec_parses_as_the_template() {
     let out = "/think\nR<|im_end|>\n<|im_start|>assistant\nC<|im_end|>\n<|im_start|>assistant -> tool/function_call\n[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}]<|im_end|>";
     let t = template(ROLE_SUFFIX);
@@ -163,5 +179,33 @@ fn hostile_segment_soup_never_panics_and_keeps_its_text() {
     }
     for out in ["<|open|>".repeat(300), "<|close|>think<|sep|>".repeat(200), "<|sep|>".repeat(300)] {
         parse_chunked(CHANNEL_WORDS, &options(), &out, &[7]);
+    }
+}
+
+/// Linear: a soup four times as long takes about four times as long to parse in 7-byte chunks (a path
+/// that re-reads what it holds would take sixteen). Ratios within one run hold on a loaded machine.
+#[test]
+fn segment_soup_parses_in_linear_time() {
+    let t = template(ROLE_SUFFIX);
+    let parse_time = |text: &str| -> std::time::Duration {
+        let start = std::time::Instant::now();
+        let mut p = t.stream_parser(&options()).unwrap();
+        for c in chat_autoparser::testing::chunks(text, 7) {
+            p.push(c);
+        }
+        let _ = p.finish();
+        start.elapsed()
+    };
+    let soups: Vec<(&str, Box<dyn Fn(usize) -> String>)> = vec![
+        ("a long call segment", Box::new(|n| format!(" -> tool/function_call\n[{}", "{\"name\": \"get_weather\"}, ".repeat(n)))),
+        ("blank runs between segments", Box::new(|n| format!("\nA<|im_end|>{}x", " \n".repeat(n * 20)))),
+        ("headers without words", Box::new(|n| "<|im_start|>assistant".repeat(n))),
+        ("ends without segments", Box::new(|n| "<|im_end|>".repeat(n))),
+    ];
+    for (what, soup) in &soups {
+        let (quarter, whole) = (soup(2_000), soup(8_000));
+        let (tq, tw) = (parse_time(&quarter).max(std::time::Duration::from_micros(50)), parse_time(&whole));
+        let ratio = tw.as_secs_f64() / tq.as_secs_f64();
+        assert!(ratio < 9.0, "{what}: {tw:?} is {ratio:.1}x a quarter's {tq:?}: not linear");
     }
 }

@@ -56,7 +56,9 @@ pub fn analyze(pr: &mut Prober, calls: bool) -> Option<(HeadedSegments, String)>
     if header_start.rfind(['<', '[']) > header_start.rfind(['>', ']']) {
         return None;
     }
-    let close_r = trim_ws(&gap[..gap.len() - header_start.len() - answer_tail.len()]);
+    let raw_close = &gap[..gap.len() - header_start.len() - answer_tail.len()];
+    let close_r = trim_ws(raw_close);
+    let between = raw_close.rsplit_once(close_r).map_or("", |(_, b)| b);
     if !marker_like(close_r) {
         return None;
     }
@@ -75,6 +77,7 @@ pub fn analyze(pr: &mut Prober, calls: bool) -> Option<(HeadedSegments, String)>
         end_open,
         end_close,
         end_names_word,
+        between: between.to_string(),
         turn_end: String::new(),
     };
     let after_c = trim_ws(after_c);

@@ -280,6 +280,9 @@ pub struct HeadedSegments {
     /// The end repeats its segment's word (`<|close|>think<|sep|>`).
     #[serde(default)]
     pub end_names_word: bool,
+    /// What the template writes between a segment's end and the next header (`\n`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub between: String,
     /// What the template writes after the turn's last segment (`<|close|>message<|sep|><|end_of_msg|>`),
     /// trimmed; empty when nothing.
     #[serde(default, skip_serializing_if = "String::is_empty")]

@@ -360,6 +360,7 @@ impl Format for Segments {
             text.push_str(reasoning);
             if content.is_some() {
                 text.push_str(&s.close(&s.reasoning_word));
+                text.push_str(&s.between);
             }
         }
         if let Some(c) = content {

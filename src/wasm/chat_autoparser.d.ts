@@ -223,7 +223,7 @@ export interface Analysis {
    */
   segments?: {
     headerStart: string; headerEnd: string; reasoningWord: string; contentWord: string; callsWord?: string;
-    endOpen: string; endClose?: string; endNamesWord: boolean; turnEnd?: string;
+    endOpen: string; endClose?: string; endNamesWord: boolean; between?: string; turnEnd?: string;
   };
   tools: {
     format: {
