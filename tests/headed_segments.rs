@@ -196,11 +196,11 @@ fn segment_soup_parses_in_linear_time() {
         let _ = p.finish();
         start.elapsed()
     };
-    let soups: Vec<(&str, Box<dyn Fn(usize) -> String>)> = vec![
-        ("a long call segment", Box::new(|n| format!(" -> tool/function_call\n[{}", "{\"name\": \"get_weather\"}, ".repeat(n)))),
-        ("blank runs between segments", Box::new(|n| format!("\nA<|im_end|>{}x", " \n".repeat(n * 20)))),
-        ("headers without words", Box::new(|n| "<|im_start|>assistant".repeat(n))),
-        ("ends without segments", Box::new(|n| "<|im_end|>".repeat(n))),
+    let soups: [(&str, fn(usize) -> String); 4] = [
+        ("a long call segment", |n| format!(" -> tool/function_call\n[{}", "{\"name\": \"get_weather\"}, ".repeat(n))),
+        ("blank runs between segments", |n| format!("\nA<|im_end|>{}x", " \n".repeat(n * 20))),
+        ("headers without words", |n| "<|im_start|>assistant".repeat(n)),
+        ("ends without segments", |n| "<|im_end|>".repeat(n)),
     ];
     for (what, soup) in &soups {
         let (quarter, whole) = (soup(2_000), soup(8_000));

@@ -163,7 +163,8 @@ impl SegmentsParser {
         let l = Rc::clone(&self.l);
         let is = |w: &str| raw.trim() == w.trim();
         self.state = if is(&l.s.reasoning_word) {
-            self.emit.reasoning_marker(&format!("{}{raw}{}", if written { l.s.header_start.as_str() } else { "" }, l.s.header_end), out);
+            // Whole, as the auto format keeps a reasoning opener the prompt wrote (`reasoningFormat: none`).
+            self.emit.reasoning_marker(&format!("{}{raw}{}", l.s.header_start, l.s.header_end), out);
             State::Text(Part::Reasoning)
         } else if is(&l.s.content_word) {
             State::Text(Part::Content)
