@@ -271,6 +271,13 @@ pub const RULES: &[Rule] = &[
         example: r#"<|tool_calls_section_begin|><|tool_call_begin|>get_weather:0<|tool_call_argument_begin|>{…}<|tool_call_end|><|tool_calls_section_end|>"#,
     },
     Rule {
+        id: "R36",
+        name: "headed segments",
+        departure: r#"in a template whose reply is several headed segments (`analysis.segments`, handler `headed segments`: `<|im_start|>assistant/think\n…<|im_end|>\n<|im_start|>assistant\n…`, `<|open|>think<|sep|>…<|close|>think<|sep|><|open|>response<|sep|>…`), a header whose word names no part; a segment that runs into the next header without its end; text outside any segment; a segment end where no segment is open, or another part's end; a call segment whose body holds no call"#,
+        action: r#"the header's word decides: an unknown word's header and its body stay content, a segment ends where the next header starts, text outside a segment is content, a stray end is dropped, and a call segment's body that is not a whole call (a JSON call or list of them in the template's call object, or a block of its tool format) is content"#,
+        example: r#"<|im_start|>assistant/plan\n…<|im_end|>"#,
+    },
+    Rule {
         id: "",
         name: "nullable string null",
         departure: r#"a tagged value `null` for a string parameter whose schema also admits null (`anyOf: [{type: null}, {type: string}]`, `type: ["string", "null"]`)"#,

@@ -16,7 +16,8 @@ pub struct ByteSet {
 }
 
 impl ByteSet {
-    /// The set of `bytes`.
+    /// The set of `bytes` (the response-template engine's; parsers use [`Self::first_bytes_of`]).
+    #[cfg(feature = "full")]
     pub fn new(bytes: impl IntoIterator<Item = u8>) -> Self {
         let mut set = [0u64; 4];
         let (mut distinct, mut last) = (0, 0u8);

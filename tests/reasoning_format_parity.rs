@@ -37,6 +37,12 @@ fn cases() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
             "Let me think.",
         ),
         (
+            "headed segments",
+            "{%- for m in messages %}{% if m.role == 'assistant' %}{% if m.reasoning_content %}<|im_start|>assistant/think\n{{ m.reasoning_content }}<|im_end|>\n{% endif %}{% if m.content %}<|im_start|>assistant\n{{ m.content }}<|im_end|>\n{% endif %}{% if m.tool_calls %}<|im_start|>assistant -> tool/function_call\n{{ m.tool_calls | map(attribute='function') | list | tojson }}<|im_end|>\n{% endif %}{% else %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endif %}{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant{% endif %}",
+            "/think\nLet me think.<|im_end|>\n<|im_start|>assistant -> tool/function_call\n[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}]<|im_end|>",
+            "Let me think.",
+        ),
+        (
             "ministral",
             "[SYSTEM_PROMPT]{% for m in messages %}{% if m.role == 'user' %}[INST]{{ m.content }}[/INST]{% else %}{{ m.content }}{% endif %}{% endfor %}{# [TOOL_CALLS] [ARGS] #}",
             "[THINK]Let me think.[/THINK]Hello![TOOL_CALLS]get_weather[ARGS]{\"city\": \"Paris\"}",
@@ -121,6 +127,11 @@ fn reasoning_format_means_the_same_for_declared_response_templates() {
     for (name, source, output, reasoning) in cases() {
         let t = ChatTemplate::new(source, RenderOptions::default()).expect("compiles");
         let derived = response_template(&t, &ResponseTemplateOptions::default()).expect("derives").response_template;
+        // A reply the spec cannot express (headed segments: no region, the losses say why) has no
+        // declared template to compare.
+        if derived.get("fields").and_then(|f| f.as_object()).is_some_and(|f| f.is_empty()) {
+            continue;
+        }
         let declared = Rc::new(CompiledTemplate::from_value(&derived).expect("a valid template"));
         let mut check = |ok: bool, what: String| {
             if !ok {

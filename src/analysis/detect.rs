@@ -20,6 +20,15 @@ pub fn detect_handler(src: &str) -> Handler {
     Handler::Autoparser
 }
 
+/// The decision once the renders were read: a template the source names no dedicated format for,
+/// whose reply the renders show in headed segments (`analysis::segments`), is read as such.
+pub fn with_read_structure(handler: Handler, headed_segments: bool) -> Handler {
+    match handler {
+        Handler::Autoparser if headed_segments => Handler::Segments,
+        other => other,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,6 +24,7 @@ mod pattern;
 mod probe;
 mod reasoning;
 mod roles;
+mod segments;
 mod source_tokens;
 mod tool_markers;
 mod tool_turns;
@@ -81,9 +82,23 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
         handler = Handler::Addressed;
     }
     let messages = found.map(|(m, _)| m);
+    let segments = if handler == Handler::Autoparser { segments::analyze(&mut pr, caps.supports_tool_calls) } else { None };
+    if let Some((seg, body)) = &segments {
+        segments::strip_header_from_tools(seg, body, &mut tools);
+    }
+    let segments = segments.map(|(seg, _)| seg);
+    if segments.is_some() {
+        // Reasoning and the answer are segments (`Analysis.segments`), not marker pairs: what the marker
+        // comparisons took for their markers are pieces of the headers. The mode says the template
+        // reasons; the segment's header and end are its markers.
+        reasoning = ReasoningAnalysis { mode: ReasoningMode::TagBased, ..ReasoningAnalysis::default() };
+        content = ContentAnalysis { requires_nonnull_content: content.requires_nonnull_content, ..ContentAnalysis::default() };
+    }
+    let handler = detect::with_read_structure(handler, segments.is_some());
     let mut a = Analysis {
         handler,
         messages,
+        segments,
         caps: caps.clone(),
         user_start,
         assistant_start,
@@ -99,6 +114,12 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
         let header = trim_ws(&a.reasoning.start).to_string();
         a.preserved_tokens.retain(|t| *t != header);
         let tokens: Vec<&str> = [trim_ws(&m.message_start), trim_ws(&m.header_end)].into_iter().chain(m.message_ends.iter().map(String::as_str)).collect();
+        a.preserve_tokens(&tokens);
+    }
+    if let Some(seg) = a.segments.clone() {
+        let words = [Some(&seg.reasoning_word), Some(&seg.content_word), seg.calls_word.as_ref()];
+        let closes: Vec<String> = words.iter().flatten().map(|w| seg.close(w)).collect();
+        let tokens: Vec<&str> = [trim_ws(&seg.header_start), trim_ws(&seg.header_end)].into_iter().chain(closes.iter().map(|c| trim_ws(c))).filter(|t| t.starts_with(['<', '['])).collect();
         a.preserve_tokens(&tokens);
     }
     // Late phases add their tokens after the union.

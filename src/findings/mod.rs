@@ -290,6 +290,58 @@ pub struct AddressedMessages {
     pub between: String,
 }
 
+/// A reply written as several headed segments, each header naming what follows with the same tokens
+/// and a word that makes the difference (`<|im_start|>assistant/think\n…<|im_end|>` then
+/// `<|im_start|>assistant\n…<|im_end|>`, or `<|open|>think<|sep|>…<|close|>think<|sep|>` then
+/// `<|open|>response<|sep|>…`): see `analysis::segments`. A header is `header_start` + word + `header_end`;
+/// a segment ends with `end_open` + (the word, when `end_names_word`) + `end_close`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HeadedSegments {
+    /// What starts every header (`<|im_start|>assistant`, `<|open|>`).
+    pub header_start: String,
+    /// What ends every header (`\n`, `<|sep|>`).
+    pub header_end: String,
+    /// The word of the reasoning segment's header (`/think`, `think`).
+    pub reasoning_word: String,
+    /// The word of the answer's header (empty for `<|im_start|>assistant\n`, `response`).
+    pub content_word: String,
+    /// The word of the call segment's header (` -> tool/function_call`, `tools`), if the template writes calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calls_word: Option<String>,
+    /// A segment's end (`<|im_end|>`, `<|close|>`), trimmed.
+    pub end_open: String,
+    /// What follows the word in an end that names it (`<|sep|>`); empty otherwise.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub end_close: String,
+    /// The end repeats its segment's word (`<|close|>think<|sep|>`).
+    #[serde(default)]
+    pub end_names_word: bool,
+    /// What the template writes between a segment's end and the next header (`\n`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub between: String,
+    /// What the template writes after the turn's last segment (`<|close|>message<|sep|><|end_of_msg|>`),
+    /// trimmed; empty when nothing.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub turn_end: String,
+}
+
+impl HeadedSegments {
+    /// The header of the segment `word` names.
+    pub fn open(&self, word: &str) -> String {
+        format!("{}{word}{}", self.header_start, self.header_end)
+    }
+
+    /// The end of the segment `word` names.
+    pub fn close(&self, word: &str) -> String {
+        if self.end_names_word {
+            format!("{}{word}{}", self.end_open, self.end_close)
+        } else {
+            format!("{}{}", self.end_open, self.end_close)
+        }
+    }
+}
+
 /// Characters of a recipient word (`user`, `self`, `functions.get_weather`, `muse.bash`).
 pub fn is_recipient_char(c: char) -> bool {
     c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ':')
@@ -314,6 +366,9 @@ pub enum Handler {
     /// Messages headed by their recipient, read off the renders (`Analysis.messages`).
     #[serde(rename = "addressed messages")]
     Addressed,
+    /// A reply in headed segments, read off the renders (`Analysis.segments`).
+    #[serde(rename = "headed segments")]
+    Segments,
 }
 
 /// The complete analysis of a template.
@@ -344,6 +399,9 @@ pub struct Analysis {
     /// `addressed messages`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub messages: Option<AddressedMessages>,
+    /// The reply's segments, when it is written as several headed segments (handler `headed segments`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub segments: Option<HeadedSegments>,
     /// Union of all non-empty markers (tokens a runtime must not split).
     pub preserved_tokens: Vec<String>,
     /// Special-token-like literals of the template source (`<|python_tag|>`, `[/TOOL_CALLS]`), rendered

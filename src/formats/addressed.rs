@@ -25,7 +25,7 @@ use crate::gbnf::{regex_escape, Expr, Shape, Tool, ToolGrammar, Trigger};
 use crate::parse::auto::AutoParser;
 use crate::parse::config::tool_name;
 use crate::parse::drive::{head, machine_parts, tail, Input, Machine, MarkerMachine, MarkerSet};
-use crate::parse::emit::{release_after_ws, Diagnostics, Emitter};
+use crate::parse::emit::{Diagnostics, Emitter};
 use crate::parse::OutputParser;
 use crate::Result;
 use std::rc::Rc;
@@ -110,7 +110,7 @@ impl AddressedParser {
         let m = a.messages.clone()?;
         let t = &a.tools;
         let trim = |s: &str| s.trim().to_string();
-        let call_open = [&t.format.section_start, &t.format.per_call_start, &t.function.name_prefix].into_iter().map(|s| trim(s)).find(|s| !s.is_empty()).unwrap_or_default();
+        let call_open = body_call_open(a);
         let tools = options.tools.iter().filter_map(|t| tool_name(t).map(str::to_string)).collect();
         let header_end = m.header_end.trim().to_string();
         let header_markers = vec![m.message_start.clone(), header_end.clone()];
@@ -146,11 +146,7 @@ impl AddressedParser {
 
     /// A header that cannot be one: the message start (when written) and its text are content.
     fn release_header(&mut self, raw: &str, at: usize, written: bool, why: &str, out: &mut Vec<Delta>) {
-        if written || !raw.trim().is_empty() {
-            self.diags.add(at, format!("{why}: kept as content ({RULE})"));
-        }
-        let text = if written { format!("{}{raw}", self.start()) } else { raw.to_string() };
-        self.emit.content(&text, out);
+        super::release_header(&mut self.emit, &mut self.diags, &self.l.m.message_start, (raw, at, written), format!("{why}: kept as content ({RULE})"), out);
     }
 
     /// `<|message|>` ended header `raw`: route the body.
@@ -212,7 +208,7 @@ impl AddressedParser {
         let l = Rc::clone(&self.l);
         let (text, repaired) = repair_names(&b.text, &l.name_prefix, &l.name_suffix, l.m.header_end.trim());
         let to_tool = b.recipient.as_deref().is_some_and(|r| r != l.m.content_recipient);
-        let read = read_calls(&l, &text).or_else(|| {
+        let read = read_calls(&l.call_open, &l.body, &text).or_else(|| {
             // A message to a declared tool whose body is a JSON object: its arguments (the
             // template's own layout where the call body is the arguments alone).
             let r = b.recipient.as_deref().filter(|r| to_tool && l.tools.iter().any(|t| t == r))?;
@@ -270,17 +266,24 @@ impl AddressedParser {
 
 /// The analysis a message body is read (and its grammar built) with: the tool format alone, as the
 /// auto format (no message structure, no reasoning or content markers around it).
-fn body_analysis(a: &Analysis) -> Analysis {
-    Analysis { handler: Handler::Autoparser, messages: None, reasoning: ReasoningAnalysis::default(), content: ContentAnalysis::default(), ..a.clone() }
+pub(super) fn body_analysis(a: &Analysis) -> Analysis {
+    Analysis { handler: Handler::Autoparser, messages: None, segments: None, reasoning: ReasoningAnalysis::default(), content: ContentAnalysis::default(), ..a.clone() }
+}
+
+/// What a call body of the analysis' tool format starts with (its section, call or name opener),
+/// trimmed; empty when the body is the arguments alone.
+pub(super) fn body_call_open(a: &Analysis) -> String {
+    let t = &a.tools;
+    [&t.format.section_start, &t.format.per_call_start, &t.function.name_prefix].into_iter().map(|s| s.trim().to_string()).find(|s| !s.is_empty()).unwrap_or_default()
 }
 
 /// A body that is one or more whole calls and nothing else: the calls (name, argument text) and the
 /// reading's diagnostics (offsets in the body).
-fn read_calls(l: &Layout, body: &str) -> Option<(Vec<(String, String)>, Vec<crate::api::Diagnostic>)> {
-    if l.call_open.is_empty() || !body.trim_start().starts_with(l.call_open.as_str()) {
+pub(super) fn read_calls(call_open: &str, parser: &AutoParser, body: &str) -> Option<(Vec<(String, String)>, Vec<crate::api::Diagnostic>)> {
+    if call_open.is_empty() || !body.trim_start().starts_with(call_open) {
         return None;
     }
-    let mut p = l.body.clone();
+    let mut p = parser.clone();
     let mut out = Vec::new();
     p.push(body, &mut out);
     p.finish(false, &mut out).ok()?;
@@ -409,12 +412,7 @@ impl MarkerMachine for AddressedParser {
     fn on_text(&mut self, text: &str, at: usize, out: &mut Vec<Delta>) -> usize {
         let l = Rc::clone(&self.l);
         match &mut self.state {
-            State::Between { ws } => {
-                if let Some(s) = release_after_ws(ws, text) {
-                    self.diags.add(at, format!("text outside a message, kept as content ({RULE})"));
-                    self.emit.content(&s, out);
-                }
-            }
+            State::Between { ws } => super::text_outside(&mut self.emit, &mut self.diags, ws, (text, at), || format!("text outside a message, kept as content ({RULE})"), out),
             State::Header { raw, written, .. } => {
                 match super::header_break(raw, text, MAX_HEADER, !l.m.header_end.contains('\n')) {
                     None => raw.push_str(text),
@@ -602,15 +600,10 @@ impl Format for Addressed {
     #[cfg(feature = "full")]
     /// No region: the spec cannot route a message by its recipient.
     fn reply_regions(&self) -> Option<&'static ReplyRegions> {
-        static REGIONS: ReplyRegions = ReplyRegions {
-            anchor: None,
-            regions: &[],
-            losses: &[RegionLoss {
-                feature: "messages.recipients",
-                severity: "unsupported",
-                detail: "each message is headed by its recipient (content, reasoning or a tool's name) and a call's body follows the header: the spec cannot route a region by a name in its opener",
-            }],
-        };
+        static REGIONS: ReplyRegions = ReplyRegions::unsupported(&[RegionLoss::unsupported(
+            "messages.recipients",
+            "each message is headed by its recipient (content, reasoning or a tool's name) and a call's body follows the header: the spec cannot route a region by a name in its opener",
+        )]);
         Some(&REGIONS)
     }
 }

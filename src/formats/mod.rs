@@ -25,6 +25,7 @@ use crate::api::ToolChoice;
 #[cfg(feature = "full")]
 use crate::gbnf::{check_schema, parse_tools, Expr, Grammar, SchemaConverter, Shape, Tool, ToolGrammar};
 use crate::parse::drive::Machine;
+use crate::parse::emit::{Diagnostics, Emitter};
 use crate::parse::OutputParser;
 #[cfg(feature = "full")]
 use crate::{Error, ErrorKind, Result};
@@ -37,6 +38,7 @@ mod call_args;
 mod functionary;
 mod harmony;
 mod ministral;
+mod segments;
 #[cfg(feature = "full")]
 pub mod regions;
 
@@ -119,6 +121,7 @@ pub fn format_of(handler: Handler) -> &'static dyn Format {
         Handler::FunctionaryV32 => &functionary::Functionary,
         Handler::Ministral3 => &ministral::Ministral,
         Handler::Addressed => &addressed::Addressed,
+        Handler::Segments => &segments::Segments,
     }
 }
 
@@ -128,6 +131,27 @@ pub fn format_of(handler: Handler) -> &'static dyn Format {
 fn header_break(raw: &str, text: &str, max: usize, one_line: bool) -> Option<usize> {
     let room = max.saturating_sub(raw.len());
     text.char_indices().find(|&(i, c)| (one_line && c == '\n') || i + c.len_utf8() > room).map(|(i, _)| i)
+}
+
+/// Text outside any message or segment: whitespace is held (dropped if a marker follows), anything
+/// else is content, with the diagnostic `why`.
+fn text_outside(emit: &mut Emitter, diags: &mut Diagnostics, ws: &mut String, (text, at): (&str, usize), why: impl FnOnce() -> String, out: &mut Vec<Delta>) {
+    if let Some(s) = crate::parse::emit::release_after_ws(ws, text) {
+        diags.add(at, why());
+        emit.content(&s, out);
+    }
+}
+
+/// A header being read that is not one: its text — with its start token where the model wrote it (not
+/// the prompt) — is content, with a diagnostic (none for a blank header the prompt opened).
+/// `header`: its text so far, where it started, whether the model wrote its start.
+fn release_header(emit: &mut Emitter, diags: &mut Diagnostics, start: &str, header: (&str, usize, bool), why: String, out: &mut Vec<Delta>) {
+    let (raw, at, written) = header;
+    if written || !raw.trim().is_empty() {
+        diags.add(at, why);
+    }
+    let text = if written { format!("{start}{raw}") } else { raw.to_string() };
+    emit.content(&text, out);
 }
 
 /// A parser that has read `prefill`, the part of the generation prompt the output continues (the

@@ -36,6 +36,20 @@ pub enum Open {
     Pattern(&'static str),
 }
 
+impl ReplyRegions {
+    /// No region: a reply the spec cannot express, and what that loses.
+    pub const fn unsupported(losses: &'static [RegionLoss]) -> Self {
+        ReplyRegions { anchor: None, regions: &[], losses }
+    }
+}
+
+impl RegionLoss {
+    /// A feature the spec cannot express at all.
+    pub const fn unsupported(feature: &'static str, detail: &'static str) -> Self {
+        RegionLoss { feature, severity: "unsupported", detail }
+    }
+}
+
 /// One region of a reply.
 #[derive(Debug)]
 pub struct Region {

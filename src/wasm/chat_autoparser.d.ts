@@ -195,7 +195,7 @@ export type ReasoningMode = 'NONE' | 'TAG_BASED' | 'DELIMITER' | 'FORCED_OPEN' |
 export type ContentMode = 'PLAIN' | 'ALWAYS_WRAPPED' | 'WRAPPED_WITH_REASONING';
 export type ToolFormat = 'NONE' | 'JSON_NATIVE' | 'TAG_WITH_JSON' | 'TAG_WITH_TAGGED';
 export type CallIdPosition = 'NONE' | 'PRE_FUNC_NAME' | 'BETWEEN_FUNC_AND_ARGS' | 'POST_ARGS';
-export type Handler = 'autoparser' | 'GPT-OSS' | 'Functionary v3.2' | 'Ministral/Magistral Large 3' | 'addressed messages';
+export type Handler = 'autoparser' | 'GPT-OSS' | 'Functionary v3.2' | 'Ministral/Magistral Large 3' | 'addressed messages' | 'headed segments';
 
 /** One comparison the analyzer made: what variant B changed, and the split of the two renders. */
 export interface DiffRecord { step: string; changed: string; ok: boolean; prefix: string; left: string; right: string; suffix: string }
@@ -215,6 +215,15 @@ export interface Analysis {
   messages?: {
     messageStart: string; recipientPrefix: string; headerEnd: string; contentRecipient: string;
     reasoningRecipient?: string; messageEnds: string[];
+  };
+  /**
+   * Present (handler `'headed segments'`) when the reply is several segments headed by the same tokens and a
+   * word naming what follows (`<|im_start|>assistant/think\n…<|im_end|>`, `<|open|>response<|sep|>…<|close|>response<|sep|>`):
+   * a header is `headerStart` + word + `headerEnd`; a segment ends with `endOpen` (+ its word when `endNamesWord`) + `endClose`.
+   */
+  segments?: {
+    headerStart: string; headerEnd: string; reasoningWord: string; contentWord: string; callsWord?: string;
+    endOpen: string; endClose?: string; endNamesWord: boolean; between?: string; turnEnd?: string;
   };
   tools: {
     format: {

@@ -19,11 +19,13 @@ pub fn load_jsonl(name: &str) -> Vec<serde_json::Value> {
     text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).expect("valid JSONL")).collect()
 }
 
-/// A template by file name: a conformance template, else one of the zoo's.
+/// A template by file name: a conformance template, else one of the zoo's, else a synthetic one
+/// (`fixtures/synthetic/`, written for the tests).
 pub fn template_source(name: &str) -> String {
     let path = fixtures_dir().join("conformance/templates").join(name);
     let zoo = fixtures_dir().join("zoo").join(name);
-    std::fs::read_to_string(&path).or_else(|_| std::fs::read_to_string(&zoo)).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    let synthetic = fixtures_dir().join("synthetic").join(name);
+    std::fs::read_to_string(&path).or_else(|_| std::fs::read_to_string(&zoo)).or_else(|_| std::fs::read_to_string(&synthetic)).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// 2024-07-26 12:00:00 UTC: the time the reference renders used for `strftime_now`.

@@ -16,6 +16,9 @@ const MARKERS = [
   // Addressed messages (handler 'addressed messages'): the header that routes each message.
   ['messages', 'messageStart'], ['messages', 'recipientPrefix'], ['messages', 'headerEnd'],
   ['messages', 'contentRecipient'], ['messages', 'reasoningRecipient'],
+  // Headed segments (handler 'headed segments'): the header's tokens and the word naming each part.
+  ['segments', 'headerStart'], ['segments', 'headerEnd'], ['segments', 'reasoningWord'], ['segments', 'contentWord'],
+  ['segments', 'callsWord'], ['segments', 'endOpen'], ['segments', 'endClose'], ['segments', 'turnEnd'],
 ];
 const MODES = [['reasoning', 'mode'], ['content', 'mode'], ['tools', 'format', 'mode'], ['tools', 'callId', 'pos']];
 
