@@ -58,28 +58,36 @@ impl CallIds {
         self.hash = (self.hash ^ w).wrapping_mul(MUL).rotate_left(29);
     }
 
-    fn feed(&mut self, mut bytes: &[u8]) {
-        if self.pending_len > 0 {
-            let n = bytes.len().min(8 - self.pending_len);
-            self.pending[self.pending_len..self.pending_len + n].copy_from_slice(&bytes[..n]);
-            self.pending_len += n;
-            bytes = &bytes[n..];
-            if self.pending_len < 8 {
-                return;
-            }
-            self.word(u64::from_le_bytes(self.pending));
-            self.pending_len = 0;
+    fn feed(&mut self, bytes: &[u8]) {
+        // Byte by byte into the pending word while one is begun or less than a word is left (a streamed delta
+        // is a few bytes: `copy_from_slice` called memcpy for them in the size-optimised wasm build).
+        let mut rest = bytes;
+        while self.pending_len > 0 || rest.len() < 8 {
+            let Some((&b, after)) = rest.split_first() else { return };
+            rest = after;
+            self.push_byte(b);
         }
-        let mut words = bytes.chunks_exact(8);
+        let mut words = rest.chunks_exact(8);
         for w in &mut words {
             // A pattern, not `copy_from_slice`: the size-optimised wasm build called memcpy for every word.
             if let &[a, b, c, d, e, f, g, h] = w {
                 self.word(u64::from_le_bytes([a, b, c, d, e, f, g, h]));
             }
         }
-        let rest = words.remainder();
-        self.pending[..rest.len()].copy_from_slice(rest);
-        self.pending_len = rest.len();
+        for &b in words.remainder() {
+            self.push_byte(b);
+        }
+    }
+
+    fn push_byte(&mut self, b: u8) {
+        if let Some(slot) = self.pending.get_mut(self.pending_len) {
+            *slot = b;
+        }
+        self.pending_len += 1;
+        if self.pending_len == 8 {
+            self.word(u64::from_le_bytes(self.pending));
+            self.pending_len = 0;
+        }
     }
 
     /// Give the first delta of a new call an id if it has none, then account for the delta's text.

@@ -223,7 +223,7 @@ impl AutoParser {
         }
         if !self.fallback.is_empty() || self.bare_unbuilt {
             self.line_start = self.line_start_after(s);
-            self.content_started |= !s.chars().all(is_space);
+            self.content_started = self.content_started || !s.chars().all(is_space);
         }
         if let Some((_, ws, _)) = &mut self.stray_close {
             if s.chars().all(is_space) {
@@ -250,10 +250,15 @@ impl AutoParser {
 
     /// Whether content ends at the start of a line once `s` follows what was emitted.
     fn line_start_after(&self, s: &str) -> bool {
-        match s.rfind('\n') {
-            Some(p) => s.get(p..).unwrap_or("").chars().all(is_space),
-            None => self.line_start && s.chars().all(is_space),
+        // From the end: blanks up to a line break (a multi-byte character is never a blank).
+        for &b in s.as_bytes().iter().rev() {
+            match b {
+                b'\n' => return true,
+                b' ' | b'\t' | b'\r' | b'\x0b' | b'\x0c' => {}
+                _ => return false,
+            }
         }
+        self.line_start
     }
 
     fn emit_reasoning(&mut self, s: &str, out: &mut Vec<Delta>) {

@@ -323,36 +323,35 @@ function utf16Column(source, line, column) {
   return i - start + 1;
 }
 
-/** The text a StreamParser was given, kept as sealed pieces with their UTF-16 and UTF-8 starts (computed once
- * per 64K units), so a byte offset maps back in O(log n + 64K) without re-reading the whole stream. */
+/** Where the text a StreamParser was given has characters outside ASCII: each such chunk with its UTF-8 and
+ * UTF-16 starts. Between them the text is ASCII, where a byte offset is a UTF-16 offset, so an ASCII stream
+ * keeps nothing and a byte offset maps back in O(log n + one chunk) without re-reading the stream. */
 class StreamText {
   constructor() {
-    this.pieces = [];   // { s, u16, u8 }
-    this.tail = '';
-    this.tailU16 = 0;
-    this.tailU8 = 0;
+    this.spans = [];   // { s, u8, u16, n8 }: a chunk with non-ASCII characters, where it starts, its UTF-8 length
+    this.u8 = 0;
+    this.u16 = 0;
   }
 
-  add(s) {
-    this.tail += s;
-    if (this.tail.length >= 65536) {
-      this.pieces.push({ s: this.tail, u16: this.tailU16, u8: this.tailU8 });
-      this.tailU16 += this.tail.length;
-      this.tailU8 += utf8Length(this.tail);
-      this.tail = '';
-    }
+  /** `bytes`: the chunk's UTF-8 length when the caller knows it. */
+  add(s, bytes = utf8Length(s)) {
+    if (bytes !== s.length) this.spans.push({ s, u8: this.u8, u16: this.u16, n8: bytes });
+    this.u8 += bytes;
+    this.u16 += s.length;
   }
 
   toUtf16(byte) {
-    if (byte >= this.tailU8) return this.tailU16 + utf16Index(this.tail, byte - this.tailU8);
     let lo = 0;
-    let hi = this.pieces.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.pieces[mid].u8 <= byte) lo = mid; else hi = mid - 1;
+    let hi = this.spans.length - 1;
+    let at = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.spans[mid].u8 <= byte) { at = mid; lo = mid + 1; } else hi = mid - 1;
     }
-    const p = this.pieces[lo];
-    return p.u16 + utf16Index(p.s, byte - p.u8);
+    if (at < 0) return byte;
+    const p = this.spans[at];
+    if (byte < p.u8 + p.n8) return p.u16 + utf16Index(p.s, byte - p.u8);
+    return p.u16 + p.s.length + (byte - p.u8 - p.n8);
   }
 }
 
@@ -406,14 +405,20 @@ class StreamParser {
       text = text.slice(0, -1);
     }
     if (text === '') return [];
-    s.text.add(text);
     // Most chunks come back whole as one delta: built here from `text`, not decoded from wasm memory. Only a
     // well-formed chunk is its own UTF-8 round trip (an unpaired surrogate reached the parser as U+FFFD).
     // A short chunk is written straight into the parser's input buffer (see `JsStreamParser::input`).
     const saved = enterWasm();
     let code;
     try {
-      code = text.length <= 64 ? s.raw.pushCodeInput(writeUtf8(text, wasmBytes(), s.input)) : s.raw.pushCode(text);
+      if (text.length <= 64) {
+        const bytes = writeUtf8(text, wasmBytes(), s.input);
+        s.text.add(text, bytes);
+        code = s.raw.pushCodeInput(bytes);
+      } else {
+        s.text.add(text);
+        code = s.raw.pushCode(text);
+      }
     } catch (e) {
       throw afterThrow(e, [s], undefined, saved);
     } finally {
