@@ -16,41 +16,37 @@ pub struct ByteSet {
 }
 
 impl ByteSet {
+    const EMPTY: ByteSet = ByteSet { set: [0; 4], single: None };
+
     /// The set of `bytes` (the response-template engine's; parsers use [`Self::first_bytes_of`]).
     #[cfg(feature = "full")]
     pub fn new(bytes: impl IntoIterator<Item = u8>) -> Self {
-        let mut set = [0u64; 4];
-        let (mut distinct, mut last) = (0, 0u8);
-        for b in bytes {
-            let w = &mut set[usize::from(b >> 6)];
-            if *w >> (b & 63) & 1 == 0 {
-                distinct += 1;
-                last = b;
-            }
-            *w |= 1 << (b & 63);
-        }
-        let single = (distinct == 1 && last.is_ascii()).then(|| char::from(last));
-        ByteSet { set, single }
+        bytes.into_iter().fold(Self::EMPTY, Self::with)
     }
 
     /// The first bytes of `words` (empty ones have none), at compile time where `words` is constant.
     pub const fn first_bytes_of(words: &[&str]) -> Self {
-        let mut set = [0u64; 4];
-        let (mut distinct, mut last) = (0, 0u8);
+        let mut set = Self::EMPTY;
         let mut i = 0;
         while i < words.len() {
             if let [b, ..] = words[i].as_bytes() {
-                let b = *b;
-                if set[(b >> 6) as usize] >> (b & 63) & 1 == 0 {
-                    distinct += 1;
-                    last = b;
-                }
-                set[(b >> 6) as usize] |= 1 << (b & 63);
+                set = set.with(*b);
             }
             i += 1;
         }
-        let single = if distinct == 1 && last.is_ascii() { Some(last as char) } else { None };
-        ByteSet { set, single }
+        set
+    }
+
+    /// `self` and `b`: `single` while the set is that one ASCII byte.
+    const fn with(self, b: u8) -> Self {
+        let (word, bit) = ((b >> 6) as usize, 1u64 << (b & 63));
+        if self.set[word] & bit != 0 {
+            return self;
+        }
+        let was_empty = self.set[0] | self.set[1] | self.set[2] | self.set[3] == 0;
+        let mut set = self.set;
+        set[word] |= bit;
+        ByteSet { set, single: if was_empty && b.is_ascii() { Some(b as char) } else { None } }
     }
 
     /// Whether `b` is in the set.

@@ -156,7 +156,8 @@ function isFrozenData(v, depth) {
   if (Array.isArray(v) ? proto !== Array.prototype : proto !== Object.prototype && proto !== null) return false;
   for (const key of Reflect.ownKeys(v)) {
     const d = Object.getOwnPropertyDescriptor(v, key);
-    if (typeof key === 'symbol' ? !('value' in d) : !('value' in d) || !isFrozenData(d.value, depth + 1)) return false;
+    // Symbol keys are not serialised, but an accessor anywhere could change what is.
+    if (!('value' in d) || (typeof key !== 'symbol' && !isFrozenData(d.value, depth + 1))) return false;
   }
   return true;
 }
@@ -408,22 +409,15 @@ class StreamParser {
     // Most chunks come back whole as one delta: built here from `text`, not decoded from wasm memory. Only a
     // well-formed chunk is its own UTF-8 round trip (an unpaired surrogate reached the parser as U+FFFD).
     // A short chunk is written straight into the parser's input buffer (see `JsStreamParser::input`).
-    const saved = enterWasm();
-    let code;
-    try {
-      if (text.length <= 64) {
-        const bytes = writeUtf8(text, wasmBytes(), s.input);
-        s.text.add(text, bytes);
-        code = s.raw.pushCodeInput(bytes);
-      } else {
+    const code = guarded([s], () => {
+      if (text.length > 64) {
         s.text.add(text);
-        code = s.raw.pushCode(text);
+        return s.raw.pushCode(text);
       }
-    } catch (e) {
-      throw afterThrow(e, [s], undefined, saved);
-    } finally {
-      callDepth--;
-    }
+      const bytes = writeUtf8(text, wasmBytes(), s.input);
+      s.text.add(text, bytes);
+      return s.raw.pushCodeInput(bytes);
+    });
     if (code === 0) return [];
     if (code === 1 && wellFormed(text)) return [{ content: text }];
     if (code === 2 && wellFormed(text)) return [{ reasoning_content: text }];
