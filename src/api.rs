@@ -383,7 +383,7 @@ impl Diagnostic {
     /// the one place the id is read off it.
     pub fn new(offset: usize, message: impl Into<String>) -> Self {
         let message = message.into();
-        let rule = crate::rules::rule_named_in(&message).and_then(crate::rules::rule).map(|r| r.id.to_string());
+        let rule = crate::rules::rule_named_in(&message).and_then(crate::rules::known_id).map(str::to_string);
         Diagnostic { offset, message, count: 1, last_offset: None, rule }
     }
 }

@@ -298,6 +298,24 @@ pub fn rule(id: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| !r.id.is_empty() && r.id == id)
 }
 
+/// Every row's id, in [`RULES`]' order, computed at compile time: the parsers need only the ids at
+/// run time, so the catalogue's descriptions (≈ 20 KB of text) stay out of the wasm module (RULES is a
+/// `const`, emitted only where it is read at run time: the README table and the tests).
+const RULE_IDS: [&str; RULES.len()] = {
+    let mut ids = [""; RULES.len()];
+    let mut i = 0;
+    while i < RULES.len() {
+        ids[i] = RULES[i].id;
+        i += 1;
+    }
+    ids
+};
+
+/// `id` as the catalogue spells it, when a rule has it (what a diagnostic carries).
+pub fn known_id(id: &str) -> Option<&'static str> {
+    RULE_IDS.iter().copied().find(|known| !known.is_empty() && *known == id)
+}
+
 /// The id a diagnostic message names (`… (rule R16)`, `rule R13: …`): the first `rule R<digits>`.
 pub fn rule_named_in(message: &str) -> Option<&str> {
     message.match_indices("rule R").find_map(|(at, _)| {
@@ -330,6 +348,11 @@ mod tests {
         assert_eq!(rule_named_in("the rule R"), None);
         assert_eq!(rule("R16").map(|r| r.name), Some("other call layout"));
         assert!(rule("R3").is_none() && rule("").is_none());
+        assert_eq!(known_id("R16"), Some("R16"));
+        assert!(known_id("R3").is_none() && known_id("").is_none() && known_id("R99").is_none());
+        for r in RULES.iter().filter(|r| !r.id.is_empty()) {
+            assert_eq!(known_id(r.id), Some(r.id));
+        }
     }
 
     #[test]

@@ -4,11 +4,12 @@
 //! - `spec.rs`: the JSON object transformers accepts, as serde types.
 //! - `derive.rs`: analysis → template, plus what the spec cannot express ([`Loss`]).
 //! - `regions.rs`: transformers-style `region_*` streaming events from our deltas.
-//! - `pattern.rs`, `content.rs`, `interpret.rs`: parsing with a declared template (transformers'
+//! - `pattern.rs` (with `case_fold.rs` for `(?i)`), `content.rs`, `interpret.rs`: parsing with a declared template (transformers'
 //!   semantics, streamed with partial-match holdback); `declared.rs`: that parser as a
 //!   [`crate::parse::StreamParser`] (OpenAI deltas); `verify.rs`: where a declared template and our
 //!   analysis read the template's round-trip outputs differently.
 
+mod case_fold;
 mod content;
 mod declared;
 mod derive;

@@ -150,7 +150,7 @@ pub fn translate(p: &str) -> std::result::Result<String, String> {
     if in_class {
         return Err("an unterminated character class".into());
     }
-    Ok(out)
+    super::case_fold::spell_out(&out)
 }
 
 pub(super) fn syntax_config() -> syntax::Config {
@@ -711,5 +711,18 @@ mod tests {
         let open = format!("zz x{body}");
         assert_eq!(big.scan(&mut Scanner::default(), &open, 0, false), Scan::Pending(3));
         assert!(matches!(small.scan(&mut Scanner::default(), &open, 0, false), Scan::Pending(p) if p <= 3));
+    }
+
+    #[test]
+    fn case_insensitive_patterns_match_every_case_variant() {
+        let rust = translate(r"(?i)<TOOL name=(?P<name>[a-z]+)>").unwrap();
+        let g = groups(&rust).unwrap();
+        let mut cache = g.create_cache();
+        let text = "<tool name=Get> <Tool NAME=\u{212A}elvin> <tool name=x1>";
+        let names: Vec<String> = g.captures_all(&mut cache, text).iter().map(|c| text[c.get_group_by_name("name").unwrap().range()].to_string()).collect();
+        assert_eq!(names, ["Get", "\u{212A}elvin"]);
+        // The flag's scope ends with its group.
+        let g = groups(&translate("(?i:a)b").unwrap()).unwrap();
+        assert_eq!(g.last_match_end(&mut g.create_cache(), "AB Ab"), Some(5));
     }
 }
