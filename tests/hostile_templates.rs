@@ -129,6 +129,28 @@ fn huge_template_source_compiles_or_fails_fast() {
 }
 
 #[test]
+fn many_distinct_names_in_reverse_order_stay_fast() {
+    // The engine keeps its name-keyed maps (locals, namespaces, compile-time ids) as sorted vectors
+    // (vendor patch 15): 60,000 distinct `set` names, each sorting before the last, must not make
+    // inserting them quadratic. Every value is read back, in order.
+    let n = 60_000;
+    let names: Vec<String> = (0..n).rev().map(|i| format!("v{i:06}")).collect();
+    let mut source: String = names.iter().enumerate().map(|(k, name)| format!("{{% set {name} = {k} %}}")).collect();
+    source.push_str("{% set ns = namespace() %}");
+    source.extend(names.iter().take(2000).map(|name| format!("{{% set ns.{name} = 1 %}}")));
+    source.push_str(&format!("{{{{ {} }}}},{{{{ {} }}}},{{{{ ns.{} }}}}", names[0], names[n - 1], names[1999]));
+    let t0 = Instant::now();
+    let r = ChatTemplate::new(&source, RenderOptions::default()).and_then(|t| t.render(&context(json!([]))));
+    let took = t0.elapsed();
+    println!("{n} names in reverse order ({} bytes): {took:?}", source.len());
+    match r {
+        Ok(out) => assert_eq!(out.trim(), format!("0,{},1", n - 1)),
+        Err(e) => assert!(matches!(e.kind(), ErrorKind::Limit), "{e}"),
+    }
+    assert!(took < 4 * SECOND, "{took:?}");
+}
+
+#[test]
 fn deeply_nested_data_and_syntax_fail_cleanly() {
     // 1,000 deep (serde_json's own drop of a much deeper Value overflows a test thread's stack; the
     // JS side feeds 100,000-deep data in pkg-tests/hostile.test.mjs).

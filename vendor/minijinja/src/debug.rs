@@ -1,5 +1,5 @@
 use std::cell::Cell;
-use std::collections::BTreeMap;
+use crate::vec_map::VecMap;
 use std::fmt::{self, Write};
 
 use crate::compiler::tokens::Span;
@@ -67,10 +67,10 @@ pub(crate) fn limited_container(
 #[derive(Default)]
 pub(crate) struct DebugInfo {
     pub(crate) template_source: Option<String>,
-    pub(crate) referenced_locals: BTreeMap<String, Value>,
+    pub(crate) referenced_locals: VecMap<String, Value>,
 }
 
-struct VarPrinter<'x>(&'x BTreeMap<String, Value>);
+struct VarPrinter<'x>(&'x VecMap<String, Value>);
 
 impl fmt::Debug for VarPrinter<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -1,5 +1,5 @@
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use crate::vec_map::VecMap;
 use std::sync::{Arc, OnceLock};
 
 use crate::error::Error;
@@ -62,8 +62,8 @@ pub fn escape_formatter(out: &mut Output, state: &mut State, value: &Value) -> R
     write_escaped(out, state.auto_escape(), value)
 }
 
-fn build_builtin_filters() -> BTreeMap<Cow<'static, str>, Value> {
-    let mut rv = BTreeMap::new();
+fn build_builtin_filters() -> VecMap<Cow<'static, str>, Value> {
+    let mut rv = VecMap::new();
     rv.insert("safe".into(), Value::from_function(filters::safe));
     let escape = Value::from_function(filters::escape);
     rv.insert("escape".into(), escape.clone());
@@ -159,15 +159,15 @@ fn build_builtin_filters() -> BTreeMap<Cow<'static, str>, Value> {
     rv
 }
 
-pub(crate) fn get_builtin_filters() -> Arc<BTreeMap<Cow<'static, str>, Value>> {
-    static FILTERS: OnceLock<Arc<BTreeMap<Cow<'static, str>, Value>>> = OnceLock::new();
+pub(crate) fn get_builtin_filters() -> Arc<VecMap<Cow<'static, str>, Value>> {
+    static FILTERS: OnceLock<Arc<VecMap<Cow<'static, str>, Value>>> = OnceLock::new();
     FILTERS
         .get_or_init(|| Arc::new(build_builtin_filters()))
         .clone()
 }
 
-fn build_builtin_tests() -> BTreeMap<Cow<'static, str>, Value> {
-    let mut rv = BTreeMap::new();
+fn build_builtin_tests() -> VecMap<Cow<'static, str>, Value> {
+    let mut rv = VecMap::new();
     rv.insert(
         "undefined".into(),
         Value::from_function(tests::is_undefined),
@@ -237,15 +237,15 @@ fn build_builtin_tests() -> BTreeMap<Cow<'static, str>, Value> {
     rv
 }
 
-pub(crate) fn get_builtin_tests() -> Arc<BTreeMap<Cow<'static, str>, Value>> {
-    static TESTS: OnceLock<Arc<BTreeMap<Cow<'static, str>, Value>>> = OnceLock::new();
+pub(crate) fn get_builtin_tests() -> Arc<VecMap<Cow<'static, str>, Value>> {
+    static TESTS: OnceLock<Arc<VecMap<Cow<'static, str>, Value>>> = OnceLock::new();
     TESTS
         .get_or_init(|| Arc::new(build_builtin_tests()))
         .clone()
 }
 
-fn build_globals() -> BTreeMap<Cow<'static, str>, Value> {
-    let rv = BTreeMap::new();
+fn build_globals() -> VecMap<Cow<'static, str>, Value> {
+    let rv = VecMap::new();
     #[cfg(feature = "builtins")]
     let mut rv = rv;
     #[cfg(feature = "builtins")]
@@ -272,8 +272,8 @@ fn build_globals() -> BTreeMap<Cow<'static, str>, Value> {
     rv
 }
 
-pub(crate) fn get_globals() -> Arc<BTreeMap<Cow<'static, str>, Value>> {
-    static GLOBALS: OnceLock<Arc<BTreeMap<Cow<'static, str>, Value>>> = OnceLock::new();
+pub(crate) fn get_globals() -> Arc<VecMap<Cow<'static, str>, Value>> {
+    static GLOBALS: OnceLock<Arc<VecMap<Cow<'static, str>, Value>>> = OnceLock::new();
     GLOBALS.get_or_init(|| Arc::new(build_globals())).clone()
 }
 

@@ -1,5 +1,5 @@
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use crate::vec_map::VecMap;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
@@ -68,9 +68,9 @@ const MAX_RECURSION: usize = 500;
 #[derive(Clone)]
 pub struct Environment<'source> {
     templates: TemplateStore<'source>,
-    filters: Arc<BTreeMap<Cow<'source, str>, Value>>,
-    tests: Arc<BTreeMap<Cow<'source, str>, Value>>,
-    globals: Arc<BTreeMap<Cow<'source, str>, Value>>,
+    filters: Arc<VecMap<Cow<'source, str>, Value>>,
+    tests: Arc<VecMap<Cow<'source, str>, Value>>,
+    globals: Arc<VecMap<Cow<'source, str>, Value>>,
     path_join_callback: Option<Arc<PathJoinFunc>>,
     pub(crate) unknown_method_callback: Option<Arc<UnknownMethodFunc>>,
     undefined_behavior: UndefinedBehavior,

@@ -1,4 +1,5 @@
-use std::collections::{BTreeMap, HashSet};
+use crate::vec_map::VecMap;
+use std::collections::HashSet;
 use std::fmt;
 
 use crate::compiler::ast;
@@ -108,7 +109,7 @@ impl<'env, 'source> Expression<'env, 'source> {
             self.env,
             self.instructions(),
             root,
-            &BTreeMap::new(),
+            &VecMap::new(),
             &mut Output::null(),
             crate::AutoEscape::None,
         ))

@@ -217,6 +217,7 @@ mod output;
 mod template;
 mod utils;
 mod vendor;
+mod vec_map;
 mod vm;
 
 pub mod filters;
@@ -286,7 +287,7 @@ pub mod machinery {
         env: &'env crate::Environment<'env>,
         instructions: &'template Instructions<'env>,
         root: crate::Value,
-        blocks: &'template std::collections::BTreeMap<&'env str, Instructions<'env>>,
+        blocks: &'template crate::vec_map::VecMap<&'env str, Instructions<'env>>,
         out: &mut Output,
         auto_escape: crate::AutoEscape,
     ) -> Result<(Option<crate::Value>, crate::State<'template, 'env>), crate::Error> {

@@ -1,6 +1,7 @@
 use std::borrow::Cow;
 use std::collections::hash_map::Entry;
-use std::collections::{BTreeMap, HashMap};
+use crate::vec_map::VecMap;
+use std::collections::HashMap;
 use std::fmt;
 use std::fs;
 use std::io;
@@ -124,7 +125,7 @@ pub(crate) struct LoaderStore<'source> {
     pub auto_reload: bool,
     loader: Option<Arc<LoadFunc>>,
     owned_templates: OwnedTemplates,
-    borrowed_templates: BTreeMap<&'source str, Arc<CompiledTemplate<'source>>>,
+    borrowed_templates: VecMap<&'source str, Arc<CompiledTemplate<'source>>>,
 }
 
 impl fmt::Debug for LoaderStore<'_> {
@@ -279,7 +280,7 @@ impl<'source> LoaderStore<'source> {
             auto_reload: true,
             loader: None,
             owned_templates: OwnedTemplates::default(),
-            borrowed_templates: BTreeMap::default(),
+            borrowed_templates: VecMap::default(),
         }
     }
 

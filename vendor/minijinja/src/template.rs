@@ -1,5 +1,6 @@
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashSet};
+use crate::vec_map::VecMap;
+use std::collections::HashSet;
 use std::ops::Deref;
 use std::sync::Arc;
 use std::{fmt, io};
@@ -397,7 +398,7 @@ impl<'env, 'source> Template<'env, 'source> {
     ) -> Result<
         (
             &'env Instructions<'env>,
-            &'env BTreeMap<&'env str, Instructions<'env>>,
+            &'env VecMap<&'env str, Instructions<'env>>,
         ),
         Error,
     > {
@@ -439,7 +440,7 @@ pub struct CompiledTemplate<'source> {
     /// The root instructions.
     pub instructions: Instructions<'source>,
     /// Block local instructions.
-    pub blocks: BTreeMap<&'source str, Instructions<'source>>,
+    pub blocks: VecMap<&'source str, Instructions<'source>>,
     /// Optional size hint for string rendering.
     pub buffer_size_hint: usize,
     /// The syntax config that created it.

@@ -2,7 +2,7 @@ use std::borrow::Cow;
 use std::char::decode_utf16;
 #[cfg(feature = "builtins")]
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
+use crate::vec_map::VecMap;
 use std::fmt;
 use std::iter::{once, repeat};
 use std::str::Chars;
@@ -553,9 +553,9 @@ pub fn unescape(s: &str) -> Result<String, Error> {
     .unescape(s)
 }
 
-pub struct BTreeMapKeysDebug<'a, K: fmt::Debug, V>(pub &'a BTreeMap<K, V>);
+pub struct BTreeMapKeysDebug<'a, K: fmt::Debug, V>(pub &'a VecMap<K, V>);
 
-impl<K: fmt::Debug, V> fmt::Debug for BTreeMapKeysDebug<'_, K, V> {
+impl<K: Ord + fmt::Debug, V> fmt::Debug for BTreeMapKeysDebug<'_, K, V> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(self.0.iter().map(|x| x.0)).finish()
     }

@@ -1,5 +1,5 @@
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use crate::vec_map::VecMap;
 use std::mem;
 
 use crate::compiler::ast;
@@ -22,7 +22,7 @@ type Caller<'source> = ast::Spanned<ast::Macro<'source>>;
 type Caller<'source> = std::marker::PhantomData<&'source ()>;
 
 /// For the first `MAX_LOCALS` filters/tests, an ID is returned for faster lookups from the stack.
-fn get_local_id<'source>(ids: &mut BTreeMap<&'source str, LocalId>, name: &'source str) -> LocalId {
+fn get_local_id<'source>(ids: &mut VecMap<&'source str, LocalId>, name: &'source str) -> LocalId {
     if let Some(id) = ids.get(name) {
         *id
     } else if ids.len() >= MAX_LOCALS {
@@ -122,12 +122,12 @@ fn recycle_span_stack_buffer(mut buf: Vec<Span>) {
 /// Provides a convenient interface to creating instructions for the VM.
 pub struct CodeGenerator<'source> {
     instructions: Instructions<'source>,
-    blocks: BTreeMap<&'source str, Instructions<'source>>,
+    blocks: VecMap<&'source str, Instructions<'source>>,
     pending_block: Vec<PendingBlock>,
     current_line: u16,
     span_stack: Vec<Span>,
-    filter_local_ids: BTreeMap<&'source str, LocalId>,
-    test_local_ids: BTreeMap<&'source str, LocalId>,
+    filter_local_ids: VecMap<&'source str, LocalId>,
+    test_local_ids: VecMap<&'source str, LocalId>,
     raw_template_bytes: usize,
 }
 
@@ -136,12 +136,12 @@ impl<'source> CodeGenerator<'source> {
     pub fn new(file: &'source str, source: &'source str) -> CodeGenerator<'source> {
         CodeGenerator {
             instructions: Instructions::new(file, source),
-            blocks: BTreeMap::new(),
+            blocks: VecMap::new(),
             pending_block: take_pending_block_buffer(),
             current_line: 0,
             span_stack: take_span_stack_buffer(),
-            filter_local_ids: BTreeMap::new(),
-            test_local_ids: BTreeMap::new(),
+            filter_local_ids: VecMap::new(),
+            test_local_ids: VecMap::new(),
             raw_template_bytes: 0,
         }
     }
@@ -1120,7 +1120,7 @@ impl<'source> CodeGenerator<'source> {
         mut self,
     ) -> (
         Instructions<'source>,
-        BTreeMap<&'source str, Instructions<'source>>,
+        VecMap<&'source str, Instructions<'source>>,
     ) {
         assert!(self.pending_block.is_empty());
         recycle_pending_block_buffer(mem::take(&mut self.pending_block));

@@ -1,6 +1,6 @@
 use std::borrow::Cow;
 #[cfg(feature = "multi_template")]
-use std::collections::BTreeSet;
+use crate::vec_map::VecSet;
 use std::fmt;
 use std::mem;
 
@@ -181,7 +181,7 @@ struct Parser<'a> {
     #[cfg(feature = "loop_controls")]
     in_loop: bool,
     #[cfg(feature = "multi_template")]
-    blocks: BTreeSet<&'a str>,
+    blocks: VecSet<&'a str>,
     depth: usize,
 }
 
@@ -262,7 +262,7 @@ impl<'a> Parser<'a> {
             #[cfg(feature = "loop_controls")]
             in_loop: false,
             #[cfg(feature = "multi_template")]
-            blocks: BTreeSet::new(),
+            blocks: VecSet::new(),
             depth: 0,
         }
     }

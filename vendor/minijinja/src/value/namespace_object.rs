@@ -1,4 +1,4 @@
-use std::collections::BTreeMap;
+use crate::vec_map::VecMap;
 use std::sync::{Arc, Mutex};
 
 use crate::value::{Enumerator, Object, Value};
@@ -10,7 +10,7 @@ use crate::value::{Enumerator, Object, Value};
 /// in the vm via downcasting.
 #[derive(Debug, Default)]
 pub(crate) struct Namespace {
-    data: Mutex<BTreeMap<Arc<str>, Value>>,
+    data: Mutex<VecMap<Arc<str>, Value>>,
 }
 
 impl Object for Namespace {

@@ -1,5 +1,5 @@
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
+use crate::vec_map::{VecMap, VecSet};
 use std::fmt;
 
 use crate::environment::Environment;
@@ -10,7 +10,7 @@ use crate::vm::loop_object::{Loop, LoopState};
 #[cfg(feature = "macros")]
 use crate::vm::{Closure, ClosureId};
 
-type Locals<'env> = BTreeMap<&'env str, Value>;
+type Locals<'env> = VecMap<&'env str, Value>;
 
 pub(crate) struct Frame<'env> {
     pub(crate) locals: Locals<'env>,
@@ -318,8 +318,8 @@ impl<'env> Context<'env> {
         &self,
         #[cfg(feature = "macros")] closures: &[Closure<'env>],
         with_globals: bool,
-    ) -> BTreeSet<Cow<'_, str>> {
-        let mut seen = BTreeSet::<Cow<'_, str>>::new();
+    ) -> VecSet<Cow<'_, str>> {
+        let mut seen = VecSet::<Cow<'_, str>>::new();
         for frame in self.stack.iter().rev() {
             for key in frame.locals.keys() {
                 seen.insert(Cow::Borrowed(*key));

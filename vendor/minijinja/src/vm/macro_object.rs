@@ -1,4 +1,4 @@
-use std::collections::BTreeSet;
+use crate::vec_map::VecSet;
 use std::fmt;
 use std::sync::Arc;
 
@@ -42,7 +42,7 @@ impl Macro {
             return Err(Error::from(ErrorKind::TooManyArguments));
         }
 
-        let mut kwargs_used = BTreeSet::new();
+        let mut kwargs_used = VecSet::new();
         let mut arg_values = Vec::with_capacity(self.arg_spec.len());
         for (idx, name) in self.arg_spec.iter().enumerate() {
             let name = match name.as_str() {

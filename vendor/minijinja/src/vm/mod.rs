@@ -1,5 +1,5 @@
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use crate::vec_map::VecMap;
 #[cfg(feature = "macros")]
 use std::mem;
 
@@ -28,7 +28,7 @@ pub use crate::vm::state::State;
 #[cfg(feature = "macros")]
 type ClosureId = usize;
 #[cfg(feature = "macros")]
-type Closure<'env> = BTreeMap<&'env str, Value>;
+type Closure<'env> = VecMap<&'env str, Value>;
 
 mod context;
 #[cfg(feature = "fuel")]
@@ -52,9 +52,9 @@ struct Executor<'env>(std::marker::PhantomData<&'env Environment<'env>>);
 
 #[cfg(feature = "multi_template")]
 pub(crate) fn prepare_blocks<'env, 'template>(
-    blocks: &'template BTreeMap<&'env str, Instructions<'env>>,
-) -> BTreeMap<&'env str, BlockStack<'template, 'env>> {
-    let mut rv = BTreeMap::new();
+    blocks: &'template VecMap<&'env str, Instructions<'env>>,
+) -> VecMap<&'env str, BlockStack<'template, 'env>> {
+    let mut rv = VecMap::new();
     for (name, instr) in blocks.iter() {
         rv.insert(*name, BlockStack::new(instr));
     }
@@ -115,7 +115,7 @@ pub(crate) fn eval<'env, 'template>(
     env: &'env Environment<'env>,
     instructions: &'template Instructions<'env>,
     root: Value,
-    blocks: &'template BTreeMap<&'env str, Instructions<'env>>,
+    blocks: &'template VecMap<&'env str, Instructions<'env>>,
     out: &mut Output,
     auto_escape: AutoEscape,
 ) -> Result<(Option<Value>, State<'template, 'env>), Error> {
@@ -149,7 +149,7 @@ impl<'env> Executor<'env> {
         env: &'env Environment<'env>,
         instructions: &'template Instructions<'env>,
         root: Value,
-        _blocks: &'template BTreeMap<&'env str, Instructions<'env>>,
+        _blocks: &'template VecMap<&'env str, Instructions<'env>>,
         out: &mut Output,
         auto_escape: AutoEscape,
     ) -> Result<(Option<Value>, State<'template, 'env>), Error> {
@@ -1519,10 +1519,10 @@ impl<'env> Executor<'env> {
         let arg_spec = stack.pop().try_iter().unwrap().collect();
         let closure = stack.pop().as_usize();
         let instructions_id = instructions_addr(state.instructions);
+        let instructions = state.instructions;
         state
             .known_instructions
-            .entry(instructions_id)
-            .or_insert(state.instructions);
+            .get_or_insert_with(instructions_id, || instructions);
         stack.push(Value::from_object(Macro {
             name: Value::from(name),
             arg_spec,
@@ -1595,8 +1595,8 @@ fn describe_undefined_origin(
 
 /// Returns all instruction indexes that are targets of jumps.
 #[cfg(feature = "debug")]
-fn jump_targets(instructions: &Instructions<'_>) -> std::collections::BTreeSet<u32> {
-    let mut rv = std::collections::BTreeSet::new();
+fn jump_targets(instructions: &Instructions<'_>) -> crate::vec_map::VecSet<u32> {
+    let mut rv = crate::vec_map::VecSet::new();
     for instr in instructions.instructions.iter() {
         match *instr {
             Instruction::Jump(target)
@@ -1623,13 +1623,13 @@ fn jump_targets(instructions: &Instructions<'_>) -> std::collections::BTreeSet<u
 fn describe_expr_at(
     instructions: &Instructions<'_>,
     pc: u32,
-    jump_targets: &std::collections::BTreeSet<u32>,
+    jump_targets: &crate::vec_map::VecSet<u32>,
 ) -> Option<String> {
     fn base(
         instructions: &Instructions<'_>,
         pc: u32,
         operands: u32,
-        jump_targets: &std::collections::BTreeSet<u32>,
+        jump_targets: &crate::vec_map::VecSet<u32>,
     ) -> String {
         if pc < operands || (pc - operands + 1..=pc).any(|x| jump_targets.contains(&x)) {
             return "(...)".into();

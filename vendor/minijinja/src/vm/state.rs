@@ -1,8 +1,8 @@
 use std::any::{Any, TypeId};
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use crate::vec_map::VecMap;
 #[cfg(feature = "multi_template")]
-use std::collections::BTreeSet;
+use crate::vec_map::VecSet;
 use std::fmt;
 
 use crate::compiler::instructions::Instructions;
@@ -46,12 +46,12 @@ pub struct State<'template, 'env> {
     pub(crate) current_block: Option<&'env str>,
     pub(crate) auto_escape: AutoEscape,
     pub(crate) instructions: &'template Instructions<'env>,
-    pub(crate) temps: BTreeMap<Box<str>, Value>,
-    pub(crate) extensions: BTreeMap<TypeId, Box<dyn Any + Send>>,
+    pub(crate) temps: VecMap<Box<str>, Value>,
+    pub(crate) extensions: VecMap<TypeId, Box<dyn Any + Send>>,
     #[cfg(feature = "multi_template")]
-    pub(crate) blocks: BTreeMap<&'env str, BlockStack<'template, 'env>>,
+    pub(crate) blocks: VecMap<&'env str, BlockStack<'template, 'env>>,
     #[cfg(feature = "multi_template")]
-    pub(crate) loaded_templates: BTreeSet<&'env str>,
+    pub(crate) loaded_templates: VecSet<&'env str>,
     #[cfg(feature = "macros")]
     pub(crate) id: isize,
     // Macro and loop values are 'static and cannot borrow their instruction
@@ -59,7 +59,7 @@ pub struct State<'template, 'env> {
     // instead of adding an entry every time a lexical macro declaration or
     // recursive loop executes.
     #[cfg(any(feature = "macros", feature = "multi_template"))]
-    pub(crate) known_instructions: BTreeMap<usize, &'template Instructions<'env>>,
+    pub(crate) known_instructions: VecMap<usize, &'template Instructions<'env>>,
     // Closures are region allocated for the lifetime of the state. Macro values
     // can escape an invocation through namespaces, temps, or extensions, so
     // these entries must not be truncated or reused while the state is alive.
@@ -74,7 +74,7 @@ pub struct State<'template, 'env> {
     // this is used to resolve them back into debug info when an error is
     // reported.  Only populated in debug mode.
     #[cfg(feature = "debug")]
-    pub(crate) undefined_origins: BTreeMap<u32, &'template Instructions<'env>>,
+    pub(crate) undefined_origins: VecMap<u32, &'template Instructions<'env>>,
 }
 
 impl fmt::Debug for State<'_, '_> {
@@ -102,7 +102,7 @@ impl<'template, 'env> State<'template, 'env> {
         ctx: Context<'env>,
         auto_escape: AutoEscape,
         instructions: &'template Instructions<'env>,
-        #[cfg(feature = "multi_template")] blocks: BTreeMap<&'env str, BlockStack<'template, 'env>>,
+        #[cfg(feature = "multi_template")] blocks: VecMap<&'env str, BlockStack<'template, 'env>>,
     ) -> State<'template, 'env> {
         State {
             #[cfg(feature = "macros")]
@@ -116,7 +116,7 @@ impl<'template, 'env> State<'template, 'env> {
             temps: Default::default(),
             extensions: Default::default(),
             #[cfg(feature = "multi_template")]
-            loaded_templates: BTreeSet::new(),
+            loaded_templates: VecSet::new(),
             #[cfg(any(feature = "macros", feature = "multi_template"))]
             known_instructions: Default::default(),
             #[cfg(feature = "macros")]
@@ -138,7 +138,7 @@ impl<'template, 'env> State<'template, 'env> {
             AutoEscape::None,
             &crate::compiler::instructions::EMPTY_INSTRUCTIONS,
             #[cfg(feature = "multi_template")]
-            BTreeMap::new(),
+            VecMap::new(),
         )
     }
 
@@ -652,9 +652,9 @@ impl<'template, 'env> State<'template, 'env> {
         T: Send + 'static,
         F: FnOnce() -> T,
     {
+        // PATCH(chat-autoparser) 15: a sorted-vector map (no entry API).
         self.extensions
-            .entry(TypeId::of::<T>())
-            .or_insert_with(|| Box::new(f()))
+            .get_or_insert_with(TypeId::of::<T>(), || Box::new(f()))
             .downcast_mut()
             .expect("extension had an unexpected type")
     }
@@ -668,8 +668,7 @@ impl<'template, 'env> State<'template, 'env> {
         let instructions = self.instructions;
         let instructions_id = instructions.id();
         self.undefined_origins
-            .entry(instructions_id)
-            .or_insert(instructions);
+            .get_or_insert_with(instructions_id, || instructions);
         crate::value::UndefinedOrigin {
             instructions_id,
             pc,
@@ -682,7 +681,7 @@ impl<'template, 'env> State<'template, 'env> {
         pc: u32,
         instructions: &Instructions<'_>,
     ) -> crate::debug::DebugInfo {
-        let mut referenced_locals = BTreeMap::new();
+        let mut referenced_locals = VecMap::new();
         for name in instructions.get_referenced_names(pc) {
             if let Some(value) = self.lookup(name) {
                 referenced_locals.insert(name.to_string(), value);
@@ -876,10 +875,10 @@ struct BlockCheckpoint<'env> {
 #[cfg(feature = "multi_template")]
 enum SavedBlockState<'template, 'env> {
     #[cfg(feature = "macros")]
-    Isolated(Vec<BlockCheckpoint<'env>>, BTreeSet<&'env str>),
+    Isolated(Vec<BlockCheckpoint<'env>>, VecSet<&'env str>),
     Replaced(
-        BTreeMap<&'env str, BlockStack<'template, 'env>>,
-        BTreeSet<&'env str>,
+        VecMap<&'env str, BlockStack<'template, 'env>>,
+        VecSet<&'env str>,
     ),
 }
 
@@ -888,7 +887,7 @@ pub(crate) enum BlockState<'template, 'env> {
     Keep,
     #[cfg(feature = "macros")]
     Isolate,
-    Replace(BTreeMap<&'env str, BlockStack<'template, 'env>>),
+    Replace(VecMap<&'env str, BlockStack<'template, 'env>>),
 }
 
 /// Tracks a block and its parents for super.
