@@ -71,6 +71,7 @@ XINFERENCE_FILES = ["xinference/model/llm/llm_family.json", "xinference/model/ll
 TEXTGEN = "oobabooga/text-generation-webui"
 OPENVINO = "openvinotoolkit/openvino.genai"
 OPENVINO_CONFIGS = "tests/python_tests/data/tokenizer_configs.py"
+NEW_FAMILY_SOURCES = (XINFERENCE, TEXTGEN, OPENVINO)
 
 
 def git(repo, *args):
@@ -174,6 +175,9 @@ def main():
     names = {os.path.basename(f)[:-6].lower() for f in glob.glob(os.path.join(ZOO, "*.jinja"))}
     prov_path = os.path.join(ZOO, "PROVENANCE.jsonl")
     prov = [json.loads(l) for l in open(prov_path, encoding="utf-8") if l.strip()]
+    # The issue #26 sources are taken for the model families the zoo lacks: their templates of families the zoo
+    # already has (127 of them: DeepSeek, GLM, Qwen, Mistral, Llama … versions and fine-tunes) are left out.
+    known_families = {p["family"] for p in prov if p["repo"] not in NEW_FAMILY_SOURCES}
     added = 0
     for repo, fpath, path, commit, text in candidates():
         if "{%" not in text and "{{" not in text or "messages" not in text:
@@ -181,8 +185,10 @@ def main():
         key = text.strip()
         if key in have:
             continue
-        have.add(key)
         base = re.sub(r"[^A-Za-z0-9._]+", "-", name_for(repo, fpath, path)).strip("-")
+        if repo in NEW_FAMILY_SOURCES and family(base, text) in known_families:
+            continue
+        have.add(key)
         nm, i = base, 2
         while nm.lower() in names:
             nm, i = f"{base}-{i}", i + 1
