@@ -2,7 +2,9 @@
 """Grow tests/fixtures/zoo with chat templates from model repositories (issue #27): the `chat_template.jinja`,
 `tokenizer_config.json` and `chat_template.json` files of the repositories below (found through the public code
 index: model checkpoints, fine-tunes and deployment repositories of many families, sizes and vintages) and the
-original (model-shipped) templates GPT4All lists in its model catalogue and its GGUF substitution table.
+original (model-shipped) templates GPT4All lists in its model catalogue and its GGUF substitution table; and, for the
+model families the zoo lacked (issue #26), the chat templates of Xinference's model registry (every version in its
+history), OpenVINO GenAI's tokenizer-config test data and text-generation-webui's since-deleted instruction templates.
 
 Reads bare git snapshots as the session's `fetch` tool leaves them under $ZOO_MIRRORS (default /work/.mirror,
 `<owner>+<name>/repo`). Keeps each template byte-exact (JSON strings decoded by JSON's rules, C++ raw strings as
