@@ -178,6 +178,28 @@ D = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'fix
 os.makedirs(D, exist_ok=True)
 def family(name, t):
     n = name.lower()
+    # Issue #26: families added with the Xinference, OpenVINO GenAI and text-generation-webui batch, named by the
+    # model line (not the layout it shares with others); checked first, and none of them names an earlier template.
+    lines = [
+        ('seed-oss', '<seed:bos>' in t), ('bailing', '<role>HUMAN</role>' in t or re.search(r'(^|-)ling-', n) is not None), ('ernie', 'ernie' in n),
+        ('baichuan', 'baichuan' in n), ('orion', 'orion' in n), ('xverse', 'xverse' in n), ('telechat', 'telechat' in n),
+        ('aquila', 'aquila' in n), ('codegeex', 'codegeex' in n), ('codeshell', 'codeshell' in n), ('kat', 'kat-v1' in n),
+        ('wukong', 'wukong' in n), ('gorilla', 'gorilla' in n), ('cogvlm', 'cogvlm' in n), ('seallm', 'seallm' in n),
+        ('mpt', 'mosaicml-mpt' in n), ('neural-chat', 'neural-chat' in n), ('openbuddy', 'openbuddy' in n), ('gritlm', 'gritlm' in n),
+        ('gpt-sw3', 'gpt-sw3' in n), ('vigogne', 'vigogne' in n or 'vigostral' in n), ('sea-lion', 'sea-lion' in n),
+        ('breeze', 'breeze-7b' in n), ('taiwan-llm', 'taiwan-llm' in n), ('dictalm', 'dictalm' in n), ('phogpt', 'phogpt' in n),
+        ('tenyx', 'tenyxchat' in n), ('mammoth', 'mammoth' in n), ('wingpt', 'wingpt' in n), ('instructlab', 'merlinite' in n),
+        ('swallow', 'swallow' in n), ('kullm', 'kullm' in n), ('bllossom', 'bllossom' in n), ('luxia', 'luxia' in n),
+        ('unichat', 'unichat' in n), ('galactica', 'galactica' in n), ('airoboros', 'airoboros' in n), ('bactrian', 'bactrian' in n),
+        ('baize', 'baize' in n), ('bluemoon', 'bluemoon' in n), ('guanaco', 'guanaco' in n), ('hippogriff', 'hippogriff' in n),
+        ('incite', 'incite' in n), ('koalpaca', 'koalpaca' in n), ('koala', 'koala' in n), ('manticore', 'manticore' in n),
+        ('metharme', 'metharme' in n), ('moss', 'textgen-moss' in n), ('minotaur', 'minotaur' in n), ('newhope', 'newhope' in n),
+        ('samantha', 'samantha' in n), ('stablebeluga', 'stablebeluga' in n),
+        ('stablelm', 'textgen-stablelm' in n), ('starchat', 'starchat' in n), ('synthia', 'synthia' in n),
+        ('wizard-mega', 'wizard-mega' in n), ('ziya', 'ziya' in n),
+    ]
+    for f, c in lines:
+        if c: return f
     checks = [
         ('harmony', '<|channel|>' in t), ('kimi', '<|im_middle|>' in t or 'kimi' in n),
         ('minimax', ']~b]' in t), ('hunyuan', 'hy_' in t or 'hunyuan' in n), ('exaone', '[|assistant|]' in t or 'exaone' in n),

@@ -2,7 +2,9 @@
 """Grow tests/fixtures/zoo with chat templates from model repositories (issue #27): the `chat_template.jinja`,
 `tokenizer_config.json` and `chat_template.json` files of the repositories below (found through the public code
 index: model checkpoints, fine-tunes and deployment repositories of many families, sizes and vintages) and the
-original (model-shipped) templates GPT4All lists in its model catalogue and its GGUF substitution table.
+original (model-shipped) templates GPT4All lists in its model catalogue and its GGUF substitution table; and, for the
+model families the zoo lacked (issue #26), the chat templates of Xinference's model registry (every version in its
+history), OpenVINO GenAI's tokenizer-config test data and text-generation-webui's since-deleted instruction templates.
 
 Reads bare git snapshots as the session's `fetch` tool leaves them under $ZOO_MIRRORS (default /work/.mirror,
 `<owner>+<name>/repo`). Keeps each template byte-exact (JSON strings decoded by JSON's rules, C++ raw strings as
@@ -59,6 +61,20 @@ LoserCheems/WonderfulMatrices Pickupppp/custom-llm MitsuhiroTaniguchi/MahjongLM 
 
 GPT4ALL = "nomic-ai/gpt4all"
 
+# Issue #26: model families the zoo did not have yet. Xinference's model registry carries each model's Hugging Face
+# chat template (`chat_template` of every entry; every version in the file's history, a template taken from the
+# newest commit that has it, since models leave the registry), and OpenVINO GenAI's test data carries
+# the tokenizer configurations of 160+ Hugging Face models (a dict literal: `chat_template` by model id).
+XINFERENCE = "xorbitsai/inference"
+XINFERENCE_FILES = ["xinference/model/llm/llm_family.json", "xinference/model/llm/llm_family_modelscope.json",
+                    "xinference/model/llm/llm_family_csghub.json", "xinference/model/llm/llm_family_openmind_hub.json"]
+# text-generation-webui's instruction templates (zoo_collect.py reads the six left at HEAD): each template the project
+# has since deleted, at the newest commit that has it as a Jinja `instruction_template`.
+TEXTGEN = "oobabooga/text-generation-webui"
+OPENVINO = "openvinotoolkit/openvino.genai"
+OPENVINO_CONFIGS = "tests/python_tests/data/tokenizer_configs.py"
+NEW_FAMILY_SOURCES = (XINFERENCE, TEXTGEN, OPENVINO)
+
 
 def git(repo, *args):
     return subprocess.run(["git", "--git-dir", f"{M}/{repo.replace('/', '+')}/repo", *args], capture_output=True, check=True).stdout
@@ -97,6 +113,33 @@ def candidates():
                             yield repo, p, f"{p}#chat_template[{e['name']}]", commit, e["template"]
             except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
                 continue
+    for p in XINFERENCE_FILES:
+        for commit in git(XINFERENCE, "log", "--format=%H", "--", p).decode().split():  # newest first
+            try:
+                entries = json.loads(git(XINFERENCE, "show", f"{commit}:{p}"))
+            except (subprocess.CalledProcessError, ValueError):
+                continue
+            for e in entries:
+                if isinstance(e.get("chat_template"), str):
+                    yield XINFERENCE, e["model_name"], f"{p}#{e['model_name']}.chat_template", commit, e["chat_template"]
+    import yaml
+    dirs = ["instruction-templates", "user_data/instruction-templates"]
+    for p in sorted({l for l in git(TEXTGEN, "log", "--format=", "--name-only", "--", *dirs).decode().splitlines() if l.endswith(".yaml")}):
+        for commit in git(TEXTGEN, "log", "--format=%H", "--", p).decode().split():  # newest first
+            try:
+                d = yaml.safe_load(git(TEXTGEN, "show", f"{commit}:{p}").decode("utf-8"))
+            except (subprocess.CalledProcessError, yaml.YAMLError):
+                continue
+            if isinstance(d, dict) and isinstance(d.get("instruction_template"), str):
+                yield TEXTGEN, p, f"{p}#instruction_template", commit, d["instruction_template"]
+                break
+    src = git(OPENVINO, "show", f"HEAD:{OPENVINO_CONFIGS}").decode("utf-8")
+    fn = next(n for n in ast.parse(src).body if isinstance(n, ast.FunctionDef) and n.name == "get_tokenizer_configs")
+    ret = next(n for n in ast.walk(fn) if isinstance(n, ast.Return))
+    commit = head(OPENVINO)
+    for model, cfg in ast.literal_eval(ret.value).items():
+        if isinstance(cfg.get("chat_template"), str):
+            yield OPENVINO, model, f"{OPENVINO_CONFIGS}#{model}.chat_template", commit, cfg["chat_template"]
     commit = head(GPT4ALL)
     p = "gpt4all-chat/metadata/models3.json"
     for e in json.loads(git(GPT4ALL, "show", f"HEAD:{p}")):
@@ -114,6 +157,12 @@ def name_for(repo, path, fname):
     stem = os.path.splitext(os.path.basename(path))[0]
     if repo == GPT4ALL:
         return "gpt4all-" + re.sub(r"\.gguf$", "", os.path.basename(path))
+    if repo == TEXTGEN:
+        return "textgen-" + stem
+    if repo == XINFERENCE:
+        return "xinference-" + path
+    if repo == OPENVINO:
+        return "openvino-" + path.replace("/", "-")
     if stem in ("chat_template", "tokenizer_config"):
         sub = os.path.dirname(path).replace("/", "-")
         return f"{project}" + (f"-{sub}" if sub else "")
@@ -128,6 +177,9 @@ def main():
     names = {os.path.basename(f)[:-6].lower() for f in glob.glob(os.path.join(ZOO, "*.jinja"))}
     prov_path = os.path.join(ZOO, "PROVENANCE.jsonl")
     prov = [json.loads(l) for l in open(prov_path, encoding="utf-8") if l.strip()]
+    # The issue #26 sources are taken for the model families the zoo lacks: their templates of families the zoo
+    # already has (127 of them: DeepSeek, GLM, Qwen, Mistral, Llama … versions and fine-tunes) are left out.
+    known_families = {p["family"] for p in prov if p["repo"] not in NEW_FAMILY_SOURCES}
     added = 0
     for repo, fpath, path, commit, text in candidates():
         if "{%" not in text and "{{" not in text or "messages" not in text:
@@ -135,8 +187,10 @@ def main():
         key = text.strip()
         if key in have:
             continue
-        have.add(key)
         base = re.sub(r"[^A-Za-z0-9._]+", "-", name_for(repo, fpath, path)).strip("-")
+        if repo in NEW_FAMILY_SOURCES and family(base, text) in known_families:
+            continue
+        have.add(key)
         nm, i = base, 2
         while nm.lower() in names:
             nm, i = f"{base}-{i}", i + 1
