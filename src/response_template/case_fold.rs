@@ -6,9 +6,9 @@
 //! class gains its members' variants, and the `i` flag is dropped. The variants come from the standard
 //! library's case mappings (already in the module for `lower`/`upper`): two characters are variants
 //! when one maps to the other by a one-character lowercase or uppercase mapping, closed transitively.
-//! That is Python's own rule (`re` compares lowercase forms, plus its list of extra equivalences such as
-//! `i`/`ı` and `s`/`ſ`, which the closure gives), where Unicode's simple case folding (regex-syntax) keeps
-//! `ı` apart from `i`.
+//! Over every character with a variant this gives the classes the `regex` module (which transformers
+//! compiles declared patterns with) matches, but for one pair: `regex` lets `(?i)I` match `ı` and not
+//! `(?i)i`, where here both do (as in Python's `re`; regex-syntax's simple case folding let neither).
 
 use regex_syntax::ast::{self, Ast, ClassSet, ClassSetItem, Flag, FlagsItemKind};
 use std::sync::OnceLock;
