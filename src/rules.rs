@@ -278,6 +278,13 @@ pub const RULES: &[Rule] = &[
         example: r#"<|im_start|>assistant/plan\n…<|im_end|>"#,
     },
     Rule {
+        id: "R47",
+        name: "content label",
+        departure: r#"the label a template writes in its own words in front of past replies but not in its generation prompt (`analysis.contentLabel`: `Asistente:` after `<|im_start|>assistant\n`), written by the model where its content begins (after blanks and any reasoning block)"#,
+        action: r#"dropped with one space after it; the label anywhere else is content"#,
+        example: r#"Asistente: Hola, ¿en qué puedo ayudarte?"#,
+    },
+    Rule {
         id: "",
         name: "nullable string null",
         departure: r#"a tagged value `null` for a string parameter whose schema also admits null (`anyOf: [{type: null}, {type: string}]`, `type: ["string", "null"]`)"#,

@@ -122,6 +122,7 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
         let tokens: Vec<&str> = [trim_ws(&seg.header_start), trim_ws(&seg.header_end)].into_iter().chain(closes.iter().map(|c| trim_ws(c))).filter(|t| t.starts_with(['<', '['])).collect();
         a.preserve_tokens(&tokens);
     }
+    a.content_label = roles::content_label(&mut pr);
     // Late phases add their tokens after the union.
     content::wrapper_around_reply(&mut pr, &mut a);
     unrendered_reasoning::analyze(&mut pr, &mut a);

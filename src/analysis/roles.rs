@@ -46,6 +46,27 @@ pub fn assistant_start(pr: &mut Prober, reasoning: &ReasoningAnalysis, content: 
     (trim_ws(start).to_string(), turn_end, reply_end)
 }
 
+/// A label the template writes in front of past replies (`Asistente: ` after `<|im_start|>assistant\n`)
+/// that the generation prompt does not end with: what a past reply's turn holds before its text, past
+/// the generation prompt. A model prompted so writes the label itself. Only a short single-line label in
+/// words ending with a colon counts (`Assistant:`, `AI:`, `答：`): anything marker-shaped is the format's.
+pub fn content_label(pr: &mut Prober) -> String {
+    let mut prompted = Params::new(vec![user(USER_MSG)]);
+    prompted.add_generation_prompt = true;
+    let history = Params::new(vec![user(USER_MSG), assistant_text(ASSISTANT_MSG)]);
+    let (Ok(prompted), Ok(history)) = (pr.render(&prompted), pr.render(&history)) else { return String::new() };
+    let after_user = |r: &str| r.rfind(USER_MSG).map(|p| p + USER_MSG.len());
+    let gen = after_user(&prompted).map(|p| &prompted[p..]).unwrap_or_default();
+    let head = after_user(&history).and_then(|p| history[p..].find(ASSISTANT_MSG).map(|q| &history[p..p + q])).unwrap_or_default();
+    let Some(rest) = head.strip_prefix(gen).filter(|_| !trim_ws(gen).is_empty()) else { return String::new() };
+    let label = trim_ws(rest);
+    let shaped = label.chars().count() <= 40
+        && label.chars().any(char::is_alphabetic)
+        && (label.ends_with(':') || label.ends_with('：'))
+        && !label.contains(['\n', '<', '>', '[', ']', '{', '}', '|']);
+    if shaped { label.to_string() } else { String::new() }
+}
+
 /// The `<|…|>`-style markers of the text after the reply, before any prose, that name an end (not
 /// the next turn's start): special tokens a model may write to end its turn.
 fn turn_end_markers(after: &str, content: &ContentAnalysis) -> Vec<String> {

@@ -383,6 +383,11 @@ pub struct Analysis {
     pub user_start: String,
     /// Text that starts an assistant turn.
     pub assistant_start: String,
+    /// A label the template writes in front of past replies in its own words (`Asistente:`) that its
+    /// generation prompt does not end with: the model writes it to begin its reply, and it is not content
+    /// (the parser drops it at the start of the content with a diagnostic, rule R47).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub content_label: String,
     /// Special tokens that end an assistant turn (`<|im_end|>`): a model may write them at the end of
     /// its output (the parser drops them with a diagnostic, rule R7).
     #[serde(default)]

@@ -146,6 +146,9 @@ pub struct ParserConfig {
     /// End-of-turn special tokens the model may write in content (dropped, rule R7); none that is
     /// also one of the markers above.
     pub turn_end: Vec<Marker>,
+    /// The template's label in front of past replies (`analysis.contentLabel`), dropped where the
+    /// reply's content begins (rule R47); empty for none.
+    pub content_label: String,
     /// Tool-result wrapper markers the model may write in content (dropped, text kept, rule R15);
     /// none that is also one of the markers above.
     pub tool_result: Vec<Marker>,
@@ -373,7 +376,7 @@ impl ParserConfig {
         };
         let reasoning_ends_at_call = r.mode == ReasoningMode::ToolsOnly;
         let reasoning_call_openers = if tools.is_none() && reasoning.is_some() { tool_openers(analysis) } else { Vec::new() };
-        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, reasoning_call_openers, turn_end: Vec::new(), tool_result: Vec::new(), fallback_rule: None, dialect_note: None, whole_call_note: None, bare_note: None, pythonic: None, call_prefixes: Vec::new(), unwritten_closer: Marker::default(), stream_arguments: options.stream_arguments };
+        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, reasoning_call_openers, turn_end: Vec::new(), content_label: analysis.content_label.clone(), tool_result: Vec::new(), fallback_rule: None, dialect_note: None, whole_call_note: None, bare_note: None, pythonic: None, call_prefixes: Vec::new(), unwritten_closer: Marker::default(), stream_arguments: options.stream_arguments };
         let taken: Vec<String> = {
             let text = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s.core.clone(), e.core.clone()]);
             let tools = cfg.tools.iter().flat_map(|t| {

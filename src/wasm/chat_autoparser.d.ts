@@ -206,6 +206,12 @@ export interface Analysis {
   caps: Caps;
   userStart: string;
   assistantStart: string;
+  /**
+   * Present when the template writes a label in its own words in front of past replies that its generation
+   * prompt leaves out (`'Asistente:'`): the model writes it, and the parser drops it where the content begins
+   * (a diagnostic with rule `'R47'`).
+   */
+  contentLabel?: string;
   reasoning: { mode: ReasoningMode; start: string; end: string };
   content: { mode: ContentMode; start: string; end: string; requiresNonnullContent: boolean };
   /**
@@ -364,7 +370,7 @@ export class StreamParser {
 }
 
 /** The parser spec format this version writes and reads (`ParserSpec.specVersion`). */
-export type ParserSpecVersion = 1;
+export type ParserSpecVersion = 2;
 
 /**
  * A template's parser, compiled (`compileParser`): portable JSON that `chat-autoparser/parser` parses with,

@@ -17,6 +17,7 @@ mod bare_json_call;
 mod call_body;
 mod call_header;
 mod call_syntax_swap;
+mod content_label;
 mod dropped;
 mod json_departures;
 mod json_hold;
@@ -134,6 +135,8 @@ pub struct AutoParser {
     bare_from: usize,
     /// Content other than blanks was emitted.
     content_started: bool,
+    /// Where the reply's content begins was passed: no content label (rule R47) is looked for after it.
+    label_checked: bool,
 }
 
 /// A code fence: calls written inside a fenced block are examples, not calls.
@@ -182,6 +185,7 @@ impl AutoParser {
             bare_unbuilt,
             bare_from: 0,
             content_started: false,
+            label_checked: false,
         };
         let cfg = Rc::clone(&p.cfg);
         let text_markers = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s, e]);
@@ -737,6 +741,9 @@ impl AutoParser {
         if let Some(step) = self.layout_after_block(text, eof) {
             return step;
         }
+        if let Some(step) = self.content_label(text, abs, eof, out) {
+            return step;
+        }
         // Every marker this step looks for is searched only up to the first one present (see Scope).
         let cfg = Rc::clone(&self.cfg);
         let mut wanted: Vec<&Marker> = Vec::new();
@@ -1101,6 +1108,10 @@ impl Machine for AutoParser {
     /// and the per-marker searches; the result is the same as stepping.
     fn fast_path(&mut self, chunk: &str, out: &mut Vec<Delta>) -> bool {
         if !self.trail.is_empty() || self.after_block || chunk.bytes().any(|b| self.text_marker_bytes[usize::from(b)]) {
+            return false;
+        }
+        // Until the content label's place is passed (rule R47), content is stepped.
+        if !self.label_checked && !self.cfg.content_label.is_empty() {
             return false;
         }
         match self.state {
