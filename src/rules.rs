@@ -116,8 +116,8 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "",
         name: "OpenAI wrapper or parameters",
-        departure: r#"the OpenAI wrapper `{"type": "function", "function": {…}}`, or `parameters` for `arguments` (or the reverse), in a JSON call"#,
-        action: r#"accepted in every JSON call format"#,
+        departure: r#"the OpenAI wrapper `{"type": "function", "function": {…}}`, `parameters` for `arguments` (or the reverse), or the call's own `"id"` member where the template writes none, in a JSON call"#,
+        action: r#"accepted in every JSON call format; an `"id"` is kept as the call's id (a repeated one is replaced by a generated id)"#,
         example: r#"{"type": "function", "function": {"name": "f", "parameters": {}}}"#,
     },
     Rule {

@@ -77,3 +77,28 @@ fn ids_depend_on_the_conversation_and_the_models_late_id_replaces_the_generated_
     assert_eq!(ids[1], "abcDEF123");
     assert_eq!(p.message().tool_calls[0].id, "abcDEF123");
 }
+
+#[test]
+fn a_models_own_id_in_a_json_call_is_kept_and_a_repeated_one_replaced() {
+    // Qwen3's template writes `<tool_call>{"name", "arguments"}</tool_call>`, no id: a model that adds its own
+    // `"id"` (also inside an OpenAI `function` object) gets it as the call's id; a repeated one is replaced.
+    let t = ChatTemplate::new(&common::template_source("Qwen-Qwen3-0.6B.jinja"), RenderOptions::default()).unwrap();
+    let tools = serde_json::json!([{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}},
+        {"type": "function", "function": {"name": "g", "parameters": {"type": "object"}}}]);
+    let options = chat_autoparser::api::RequestOptions { tools: tools.as_array().unwrap().clone(), enable_thinking: Some(false), parallel_tool_calls: true, ..Default::default() };
+    let out = r#"<tool_call>{"id": "call_a", "name": "f", "arguments": {}}</tool_call>
+<tool_call>{"type": "function", "function": {"id": "call_b", "name": "g", "arguments": {}}}</tool_call>
+<tool_call>{"id": "call_a", "name": "g", "arguments": {}}</tool_call>"#;
+    let chars: Vec<&str> = out.char_indices().map(|(i, c)| &out[i..i + c.len_utf8()]).collect();
+    for chunks in [vec![out], chars] {
+        let mut p = t.stream_parser(&options).unwrap();
+        for c in &chunks {
+            p.push(c);
+        }
+        p.finish().unwrap();
+        let ids: Vec<&str> = p.message().tool_calls.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(&ids[..2], ["call_a", "call_b"]);
+        assert!(!ids[2].is_empty() && ids[2] != "call_a", "{ids:?}");
+        assert!(p.diagnostics().iter().any(|d| d.message.contains("repeats an earlier call's")), "{:?}", p.diagnostics());
+    }
+}

@@ -341,6 +341,11 @@ impl JsonCall {
             Target::Args
         } else if layout.id_keys.iter().any(|k| k == key) {
             Target::Id
+        } else if key == "id" && layout.id_keys.is_empty() && data.id.is_empty() {
+            // A model that writes its call's own id (`{"id": "call_1", "name": …}`, also inside an OpenAI
+            // `function` object) where the template writes none: kept as the call's id, not dropped.
+            self.leniencies.push("the call's own \"id\" member kept as its id".to_string());
+            Target::Id
         } else if level != Level::FunInner && key == layout.name_key && data.tool.is_none() {
             Target::Name
         } else if level == Level::Call && (key == layout.nest_key || key == "function") {

@@ -137,6 +137,20 @@ pub struct AutoParser {
     content_started: bool,
     /// Where the reply's content begins was passed: no content label (rule R47) is looked for after it.
     label_checked: bool,
+    /// The ids the model wrote for this message's calls, as sent.
+    sent_ids: Vec<String>,
+}
+
+/// A call id the model wrote that an earlier call of the message already has is replaced by a generated
+/// one (ids must tell a message's calls apart: a client answers each by its id), said so; a new one is
+/// remembered.
+fn unique_id(call: &mut Call, sent: &mut Vec<String>, diags: &mut Diagnostics) {
+    if sent.contains(&call.data.id) {
+        diags.add(call.start, format!("tool call id {:?} repeats an earlier call's: replaced by a generated id", call.data.id));
+        call.data.id.clear();
+    } else {
+        sent.push(call.data.id.clone());
+    }
 }
 
 /// A code fence: calls written inside a fenced block are examples, not calls.
@@ -186,6 +200,7 @@ impl AutoParser {
             bare_from: 0,
             content_started: false,
             label_checked: false,
+            sent_ids: Vec::new(),
         };
         let cfg = Rc::clone(&p.cfg);
         let text_markers = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s, e]);
@@ -343,9 +358,13 @@ impl AutoParser {
                 let message = format!("tool call of {:?}, a tool the request did not declare (rule R22)", call.data.name);
                 self.diags.add(call.start, message);
             }
+            unique_id(call, &mut self.sent_ids, &mut self.diags);
             call.id_sent = !call.data.id.is_empty();
             let id = call.id_sent.then(|| call.data.id.clone());
             out.push(Delta::ToolCall { index: call.index, id, name: Some(call.data.name.clone()), arguments: None });
+        }
+        if !call.id_sent && !call.data.id.is_empty() {
+            unique_id(call, &mut self.sent_ids, &mut self.diags);
         }
         if !call.id_sent && !call.data.id.is_empty() {
             call.id_sent = true;
