@@ -85,7 +85,10 @@ impl Gen<'_> {
             let sep = self.section_separator();
             self.repeated(call, sep)
         } else {
-            self.repeated(call, sp.clone())
+            // Marked calls are separated by blanks, or by the template's own separator (tools.12).
+            let between = f.call_separator.trim_matches(crate::text::is_space);
+            let sep = if between.is_empty() { sp.clone() } else { Expr::seq([sp.clone(), Expr::opt(Expr::seq([Expr::lit(between), sp.clone()]))]) };
+            self.repeated(call, sep)
         };
         let calls = Expr::seq([calls, last_end]);
         let (ss, mut se) = (self.marker(&f.section_start), closing(self, &f.section_end));
