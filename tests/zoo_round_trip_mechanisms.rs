@@ -42,3 +42,31 @@ fn a_separator_between_marked_calls_is_layout() {
     assert_eq!((calls(&m).len(), m.content.as_str()), (1, " || done"));
     assert!(verify_template(&t).ok);
 }
+
+/// The whole OpenAI call object inside `<tool_call>`: the name and arguments under `function`.
+const OPENAI_CALL_OBJECTS: &str = r#"{%- for message in messages %}<|im_start|>{{ message.role }}
+{{ message.content or '' }}
+{%- if message.tool_calls %}{% for tc in message.tool_calls %}
+<tool_call>
+{{ tc | tojson }}
+</tool_call>{% endfor %}{% endif %}<|im_end|>
+{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant
+{% endif %}"#;
+
+#[test]
+fn a_whole_openai_call_object_is_read_under_its_function_field() {
+    let t = template(OPENAI_CALL_OBJECTS);
+    let f = &t.analysis().unwrap().tools.format;
+    assert_eq!((f.function_field.as_str(), f.name_field.as_str(), f.args_field.as_str()), ("function", "function.name", "function.arguments"));
+    assert_eq!(f.parameter_order, ["id", "function.name", "function.arguments"]);
+    let call = |id: &str, name: &str, city: &str| {
+        format!("<tool_call>\n{{\"id\": \"{id}\", \"type\": \"function\", \"function\": {{\"name\": \"{name}\", \"arguments\": {{\"city\": \"{city}\"}}}}}}\n</tool_call>")
+    };
+    let m = parse(&t, &format!("{}{}", call("c1", "get_weather", "Paris"), call("c2", "get_time", "Tokyo")));
+    assert_eq!(calls(&m), vec![("get_weather".into(), json!({"city": "Paris"})), ("get_time".into(), json!({"city": "Tokyo"}))]);
+    assert_eq!(m.content, "");
+    assert!(verify_template(&t).ok);
+    // The grammar nests the name and arguments as the template does.
+    let grammar = t.grammar(&options()).expect("grammar").gbnf;
+    assert!(grammar.contains(r#""\"function\"" space ":" space "{" space "\"name\"""#), "{grammar}");
+}
