@@ -70,3 +70,19 @@ fn a_whole_openai_call_object_is_read_under_its_function_field() {
     let grammar = t.grammar(&options()).expect("grammar").gbnf;
     assert!(grammar.contains(r#""\"function\"" space ":" space "{" space "\"name\"""#), "{grammar}");
 }
+
+/// Without a generation prompt the template closes the conversation with a literal end token: the two
+/// renders part inside `<|` (`<|end_of_text|>` / `<|start_header_id|>`).
+const LITERAL_END_WITHOUT_PROMPT: &str = "{% for message in messages %}<|start_header_id|>{{ message.role }}<|end_header_id|>\n\n\
+{{ message.content | trim }}<|eot_id|>{% endfor %}{% if add_generation_prompt %}<|start_header_id|>assistant<|end_header_id|>\n\n\
+{% else %}<|end_of_text|>{% endif %}";
+
+#[test]
+fn the_generation_prompt_never_starts_inside_a_token() {
+    let t = template(LITERAL_END_WITHOUT_PROMPT);
+    let options = RequestOptions { messages: vec![json!({"role": "user", "content": "Hi"})], ..Default::default() };
+    assert_eq!(t.generation_prompt(&options).unwrap(), "<|start_header_id|>assistant<|end_header_id|>\n\n");
+    let m = parse(&t, "Sunny in Paris.");
+    assert_eq!(m.content, "Sunny in Paris.");
+    assert!(verify_template(&t).ok);
+}
