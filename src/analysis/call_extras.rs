@@ -4,18 +4,22 @@
 //! - tools.9: a per-call end that follows only the last call of a turn (`…</tool_call>\n<tool_call>…
 //!   </tool_call><|observation|>`: between two calls the template writes none);
 //! - tools.10: fields of a JSON call object with one value for every call (`"type":"tool"`);
-//! - tools.11: non-string tagged values written with Python's `str()` (`['a', 'b']`, `{'k': True}`).
+//! - tools.11: non-string tagged values written with Python's `str()` (`['a', 'b']`, `{'k': True}`);
+//! - tools.12: text other than blanks the template writes between two calls with per-call markers
+//!   (`…</tool_call>\\n<tool_call>…`, a literal backslash and `n`): the call separator.
 //!
 //! Plain renders (not recorded as comparisons: these steps are ours, not llama.cpp's).
 
 use super::probe::*;
 use crate::findings::{FixedField, ToolFormat, ToolsAnalysis};
+use crate::text::is_space;
 use serde_json::{json, Value};
 
 /// Run tools.9–11 on the analysed calls.
 pub fn analyze(pr: &mut Prober, t: &mut ToolsAnalysis, parallel: bool) {
     if parallel {
         per_call_end_last_only(pr, t);
+        separator_between_marked_calls(pr, t);
     }
     if t.format.mode == ToolFormat::TagWithTagged && !t.arguments.literal_values {
         t.arguments.python_repr_values = python_repr_values(pr);
@@ -35,6 +39,29 @@ fn per_call_end_last_only(pr: &mut Prober, t: &mut ToolsAnalysis) {
     let Some(f1) = out.get(..f2).and_then(|s| s.rfind(FUN_FIRST)) else { return };
     let (between, after) = (out.get(f1..f2).unwrap_or(""), out.get(f2..).unwrap_or(""));
     t.format.per_call_end_last_only = !between.contains(&end) && after.contains(&end);
+}
+
+/// tools.12: the text between the first call's per-call end and the second call's per-call start, when
+/// it is more than blanks (blanks between calls are layout the parser skips anyway).
+fn separator_between_marked_calls(pr: &mut Prober, t: &mut ToolsAnalysis) {
+    let f = &t.format;
+    let (start, end) = (f.per_call_start.trim_matches(is_space).to_string(), f.per_call_end.trim_matches(is_space).to_string());
+    if start.is_empty() || end.is_empty() || f.per_call_end_last_only || !f.call_separator.is_empty() {
+        return;
+    }
+    let p = Params::with_tools(vec![user(USER_MSG), assistant_calls(vec![first_call(), second_call()])]);
+    let Ok(out) = pr.render(&p) else { return };
+    let Some(f2) = out.rfind(FUN_SECOND) else { return };
+    let Some(f1) = out.get(..f2).and_then(|s| s.rfind(FUN_FIRST)) else { return };
+    let Some(between) = out.get(f1..f2) else { return };
+    let Some(after_end) = between.find(&end).map(|i| i + end.len()) else { return };
+    let Some(next_start) = between.rfind(&start).filter(|&i| i >= after_end) else { return };
+    let sep = between.get(after_end..next_start).unwrap_or("");
+    let core = sep.trim_matches(is_space);
+    // Only short punctuation-like text: a call's own text (a name, an argument) is never a separator.
+    if !core.is_empty() && core.len() <= 8 && !core.contains(FUN_FIRST) && !core.contains(FUN_SECOND) {
+        t.format.call_separator = sep.to_string();
+    }
 }
 
 /// tools.10: the call object's string fields that no probe value fills (`"type": "tool"`), each with the

@@ -147,10 +147,16 @@ fn json_native_format(t: &mut ToolsAnalysis, clean: &str) -> Result<(), String> 
                 fun_name_is_key = true;
                 continue;
             }
-            if v.is_object() && !v.to_string().contains(ARG_FIRST) {
+            // A function object: it holds the name (`"function": {"name": …, "arguments": …}`, the
+            // whole OpenAI call), or anything but the arguments.
+            let names = v.as_object().is_some_and(|m| m.values().any(|x| x.as_str() == Some(FUN_FIRST)));
+            if v.is_object() && (names || !v.to_string().contains(ARG_FIRST)) {
                 function_field = Some(k.clone());
                 for (sk, sv) in v.as_object().into_iter().flatten() {
                     register(k, sk, sv);
+                }
+                if names {
+                    continue;
                 }
             }
             register("", k, v);
@@ -175,7 +181,7 @@ fn json_native_format(t: &mut ToolsAnalysis, clean: &str) -> Result<(), String> 
     let mut located: Vec<(usize, String)> = [&f.name_field, &f.args_field, &f.id_field, &f.gen_id_field]
         .into_iter()
         .filter(|x| !x.is_empty())
-        .map(|x| (clean.find(x.as_str()).unwrap_or(usize::MAX), x.clone()))
+        .map(|x| (field_position(clean, x), x.clone()))
         .collect();
     located.sort();
     f.parameter_order = located.into_iter().map(|(_, n)| n).collect();
@@ -187,6 +193,14 @@ fn json_native_format(t: &mut ToolsAnalysis, clean: &str) -> Result<(), String> 
         f.section_end.clear();
     }
     Ok(())
+}
+
+/// Where a call object's field is written: a nested one (`function.name`) at its key after its parent's.
+fn field_position(clean: &str, field: &str) -> usize {
+    let Some((parent, key)) = field.split_once('.') else { return clean.find(field).unwrap_or(usize::MAX) };
+    let quoted = |k: &str| [format!("\"{k}\""), format!("'{k}'")];
+    let find_from = |from: usize, k: &str| quoted(k).iter().filter_map(|q| clean.get(from..)?.find(q.as_str()).map(|i| from + i)).min();
+    find_from(0, parent).and_then(|p| find_from(p + 1, key)).unwrap_or(usize::MAX)
 }
 
 /// The probe's Python-dict text as JSON: single-quoted strings become double-quoted (the probe values

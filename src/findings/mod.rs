@@ -125,8 +125,9 @@ pub struct ToolFormatAnalysis {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub per_call_end_last_only: bool,
     /// What the template writes between two calls of one section when no per-call marker separates them
-    /// (literal calls: `, ` in `[f(a=1), g(b=2)]`, a newline between lines of a code block); empty when
-    /// not read.
+    /// (literal calls: `, ` in `[f(a=1), g(b=2)]`, a newline between lines of a code block), or text other
+    /// than blanks between one call's per-call end and the next call's per-call start (tools.12); empty
+    /// when not read.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub call_separator: String,
     /// Fields of a JSON call object that the template writes with the same value for every call

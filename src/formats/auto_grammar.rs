@@ -85,7 +85,10 @@ impl Gen<'_> {
             let sep = self.section_separator();
             self.repeated(call, sep)
         } else {
-            self.repeated(call, sp.clone())
+            // Marked calls are separated by blanks, or by the template's own separator (tools.12).
+            let between = f.call_separator.trim_matches(crate::text::is_space);
+            let sep = if between.is_empty() { sp.clone() } else { Expr::seq([sp.clone(), Expr::opt(Expr::seq([Expr::lit(between), sp.clone()]))]) };
+            self.repeated(call, sep)
         };
         let calls = Expr::seq([calls, last_end]);
         let (ss, mut se) = (self.marker(&f.section_start), closing(self, &f.section_end));
@@ -125,7 +128,8 @@ impl Gen<'_> {
         let value = if f.fun_name_is_key {
             format!(r#"\s*({open}\s*"(?:{names})"[\s\S]*)"#)
         } else {
-            format!(r#"\s*({open}[\s\S]*"{}"\s*:\s*"(?:{names})"[\s\S]*)"#, regex_escape(&f.name_field))
+            let name_key = f.name_field.rsplit('.').next().unwrap_or(&f.name_field);
+            format!(r#"\s*({open}[\s\S]*"{}"\s*:\s*"(?:{names})"[\s\S]*)"#, regex_escape(name_key))
         };
         Trigger { kind: TriggerKind::PatternFull, value }
     }
@@ -158,20 +162,39 @@ impl Gen<'_> {
             let n = self.g.b.json_integer();
             Expr::alt([s, n])
         };
-        let mut fields = Vec::new();
-        for field in order {
-            let key = Expr::lit(json_str(&field));
+        let field_expr = |field: &str| {
+            let key = Expr::lit(json_str(field.rsplit('.').next().unwrap_or(field)));
             if field == f.name_field {
-                fields.push((Expr::seq([key, colon.clone(), quoted_name.clone()]), false));
+                (Expr::seq([key, colon.clone(), quoted_name.clone()]), false)
             } else if field == f.args_field {
-                fields.push((Expr::seq([key, colon.clone(), args.clone()]), false));
+                (Expr::seq([key, colon.clone(), args.clone()]), false)
             } else if let Some((_, value)) = fixed.iter().find(|(k, _)| *k == field) {
-                fields.push((Expr::seq([key, colon.clone(), Expr::lit(value.clone())]), true));
+                (Expr::seq([key, colon.clone(), Expr::lit(value.clone())]), true)
             } else {
-                fields.push((Expr::seq([key, colon.clone(), id_value.clone()]), true));
+                (Expr::seq([key, colon.clone(), id_value.clone()]), true)
             }
-        }
+        };
         let sep = Expr::seq([sp.clone(), Expr::lit(","), sp.clone()]);
+        // Fields under one object (`"function": {"name": …, "arguments": …}`): written where the first
+        // of them is.
+        let nest = |field: &str| field.split_once('.').map(|(p, _)| p.to_string());
+        let mut fields = Vec::new();
+        let mut nested_done = Vec::new();
+        for field in &order {
+            let Some(parent) = nest(field) else {
+                fields.push(field_expr(field));
+                continue;
+            };
+            if nested_done.contains(&parent) {
+                continue;
+            }
+            let inner: Vec<(Expr, bool)> = order.iter().filter(|o| nest(o).as_ref() == Some(&parent)).map(|o| field_expr(o)).collect();
+            let optional = inner.iter().all(|(_, o)| *o);
+            let body = join_optional(&mut self.g.b, &format!("{hint}-{parent}"), inner, &sep);
+            let object = Expr::seq([Expr::lit("{"), sp.clone(), body, sp.clone(), Expr::lit("}")]);
+            fields.push((Expr::seq([Expr::lit(json_str(&parent)), colon.clone(), object]), optional));
+            nested_done.push(parent);
+        }
         let body = join_optional(&mut self.g.b, hint, fields, &sep);
         Ok(Expr::seq([Expr::lit("{"), sp.clone(), body, sp, Expr::lit("}")]))
     }

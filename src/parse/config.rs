@@ -104,6 +104,9 @@ pub struct ToolConfig {
     /// The openers of the template's role tag pairs (`<user>`), in which a whole call may be
     /// written (rule R29, `parse::tag_wrappers`): looked for in content only.
     pub wrapper_trigger: Marker,
+    /// Text other than blanks the template writes between two calls with per-call markers (tools.12):
+    /// layout after a call when another call follows it.
+    pub marked_call_separator: Marker,
 }
 
 impl ToolConfig {
@@ -314,6 +317,7 @@ pub fn bare_call_configs(base: &ParserConfig) -> Vec<FallbackConfig> {
             trigger_is_body: body,
             call_trigger: blank(),
             wrapper_trigger: blank(),
+            marked_call_separator: blank(),
             counter_head: None,
             undeclared: false,
         };
@@ -502,6 +506,7 @@ fn tool_config(analysis: &Analysis, tools: &[Value]) -> ToolConfig {
         Some((_, rest)) => Marker::new(rest),
         None => Marker::new(&t.function.name_suffix),
     };
+    let per_call_marked = !per_call_start.is_empty() && !Marker::new(&f.per_call_end).is_empty();
     let call_trigger = if !section_start.is_empty() && f.mode != ToolFormat::JsonNative { per_call_start.clone() } else { Marker::default() };
     ToolConfig {
         format: f.mode,
@@ -535,6 +540,7 @@ fn tool_config(analysis: &Analysis, tools: &[Value]) -> ToolConfig {
         // A bare JSON object is a call only by the name it gives: that one must be declared.
         undeclared: !trigger_is_body,
         wrapper_trigger: Marker::default(),
+        marked_call_separator: if per_call_marked { Marker::new(&f.call_separator) } else { Marker::default() },
     }
 }
 

@@ -128,9 +128,22 @@ fn prompt_parts(template: &Template, analysis: &Analysis, options: &RequestOptio
             let without = render(template, analysis, history, options, false)?;
             let with = render(template, analysis, history, options, true)?;
             let common = without.char_indices().zip(with.chars()).find(|((_, a), b)| a != b).map_or(without.len().min(with.len()), |((i, _), _)| i);
+            let common = token_start(&with, common);
             head = with[..common].to_string();
             with.get(common..).unwrap_or("").to_string()
         }
     };
     Ok((head, prompt_tail::continued(analysis, options, gp)))
+}
+
+/// Where the generation prompt starts when the two renders part at byte `common` of `with`: before a
+/// `<…>` token they part inside (`<|eot_id|><|` + `end_of_text|>` or `start_header_id|>…`: a template
+/// that closes a conversation without a generation prompt with a literal end token), so the prompt is
+/// never half a token.
+fn token_start(with: &str, common: usize) -> usize {
+    let head = with.get(..common).unwrap_or("");
+    match head.rfind('<') {
+        Some(p) if head.get(p..).is_some_and(|t| !t.contains('>') && !t.contains(crate::text::is_space)) => p,
+        _ => common,
+    }
 }

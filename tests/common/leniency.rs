@@ -9,6 +9,11 @@ use serde_json::Value;
 /// same message); the whole parse's message and diagnostics.
 pub fn parse_chunked(template: &str, options: &RequestOptions, output: &str, sizes: &[usize]) -> (Message, Vec<String>) {
     let t = ChatTemplate::new(&super::template_source(template), RenderOptions::default()).expect("compiles");
+    parse_chunked_with(&t, options, output, sizes)
+}
+
+/// [`parse_chunked`] for a compiled template.
+pub fn parse_chunked_with(t: &ChatTemplate, options: &RequestOptions, output: &str, sizes: &[usize]) -> (Message, Vec<String>) {
     let run = |size: usize| {
         let mut p = t.stream_parser(options).expect("parser");
         let mut start = 0;

@@ -716,13 +716,14 @@ impl AutoParser {
 
     /// Right after a call or a reasoning block: whitespace followed by the next call's opener, or by
     /// the end of the output, is the layout between blocks (templates write a line break there), not
-    /// content — a message of reasoning and calls alone has no content. Held until that is known;
-    /// followed by anything else it is content as usual.
+    /// content — a message of reasoning and calls alone has no content. So is the separator the
+    /// template writes between two marked calls (tools.12) when the next call follows it. Held until
+    /// that is known; followed by anything else it is content as usual.
     fn layout_after_block(&mut self, text: &str, eof: bool) -> Option<Step> {
         if !self.after_block {
             return None;
         }
-        let ws = text.len() - text.trim_start_matches(is_space).len();
+        let mut ws = text.len() - text.trim_start_matches(is_space).len();
         let next = if ws == text.len() {
             if !eof {
                 return Some(Step::Wait);
@@ -733,7 +734,18 @@ impl AutoParser {
                 self.after_block = false;
                 return None;
             };
-            match (t.trigger.expect(text, eof), t.call_trigger.expect(text, eof)) {
+            // The template's separator between two marked calls (tools.12) is layout too.
+            let sep = t.marked_call_separator.core.as_str();
+            let after = text.get(ws..).unwrap_or("");
+            if !sep.is_empty() && after.starts_with(sep) {
+                let rest = after.get(sep.len()..).unwrap_or("");
+                ws += sep.len() + rest.len() - rest.trim_start_matches(is_space).len();
+            } else if !sep.is_empty() && sep.starts_with(after) && !eof {
+                return Some(Step::Wait);
+            }
+            let rest = text.get(ws..).unwrap_or("");
+            let (a, b) = (t.trigger.expect(rest, eof), t.call_trigger.expect(rest, eof));
+            match (a, b) {
                 (Expect::Matched(n), _) | (_, Expect::Matched(n)) => Expect::Matched(n),
                 (Expect::NeedMore, _) | (_, Expect::NeedMore) => Expect::NeedMore,
                 _ => Expect::No,
