@@ -278,6 +278,13 @@ pub const RULES: &[Rule] = &[
         example: r#"<|im_start|>assistant/plan\n…<|im_end|>"#,
     },
     Rule {
+        id: "R39",
+        name: "blank before the arguments marker",
+        departure: r#"spaces or tabs between a call's name (or its id) and `[ARGS]` in the Ministral / Mistral format (`[TOOL_CALLS]get_weather [ARGS]{…}`)"#,
+        action: r#"read as the call, the name trimmed; a name followed by anything else stays content as before"#,
+        example: r#"[TOOL_CALLS]get_weather [ARGS]{"location": "Paris"}"#,
+    },
+    Rule {
         id: "R47",
         name: "content label",
         departure: r#"the label a template writes in its own words in front of past replies but not in its generation prompt (`analysis.contentLabel`: `Asistente:` after `<|im_start|>assistant\n`), written by the model where its content begins (after blanks and any reasoning block)"#,

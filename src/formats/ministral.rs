@@ -191,13 +191,17 @@ impl MarkerMachine for MinistralParser {
             }
             State::Think => self.emit.reasoning(text, out),
             State::Name { name, id, .. } => {
-                // Whitespace may precede the name; it is kept so a flush loses nothing.
+                // Whitespace may precede the name, and spaces or tabs follow it up to `[ARGS]` (rule
+                // R39); it is kept so a flush loses nothing.
                 let field = id.as_mut().unwrap_or(name);
                 let mut blank = field.trim().is_empty();
+                let mut trailing = !blank && field.ends_with([' ', '\t']);
                 let room = MAX_NAME.saturating_sub(field.len());
                 let bad = text.char_indices().find(|&(i, c)| {
-                    let ok = is_name_char(c) || (blank && c.is_whitespace());
+                    let after = !blank && (c == ' ' || c == '\t');
+                    let ok = (is_name_char(c) && !trailing) || (blank && c.is_whitespace()) || after;
                     blank &= c.is_whitespace();
+                    trailing |= after;
                     !ok || i + c.len_utf8() > room
                 });
                 match bad {
@@ -238,6 +242,9 @@ impl MarkerMachine for MinistralParser {
                         source.push_str(id);
                     }
                     source.push_str(ARGS);
+                    if [Some(&name), id.as_ref()].into_iter().flatten().any(|f| f.ends_with([' ', '\t'])) {
+                        self.diags.add(n_at, "a blank between the call's name (or id) and [ARGS]: read as the call (rule R39)");
+                    }
                     let id = id.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
                     let head = CallHead { name: name.trim().to_string(), id, source };
                     let mut sink = CallSink { calls: &mut self.calls, diags: &mut self.diags, emit: &mut self.emit, out };
