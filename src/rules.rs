@@ -116,8 +116,8 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "",
         name: "OpenAI wrapper or parameters",
-        departure: r#"the OpenAI wrapper `{"type": "function", "function": {…}}`, `parameters` for `arguments` (or the reverse), or the call's own `"id"` member where the template writes none, in a JSON call"#,
-        action: r#"accepted in every JSON call format; an `"id"` is kept as the call's id (a repeated one is replaced by a generated id)"#,
+        departure: r#"the OpenAI wrapper `{"type": "function", "function": {…}}`, or `parameters` for `arguments` (or the reverse), in a JSON call"#,
+        action: r#"accepted in every JSON call format"#,
         example: r#"{"type": "function", "function": {"name": "f", "parameters": {}}}"#,
     },
     Rule {
@@ -283,6 +283,13 @@ pub const RULES: &[Rule] = &[
         departure: r#"spaces or tabs between a call's name (or its id) and `[ARGS]` in the Ministral / Mistral format (`[TOOL_CALLS]get_weather [ARGS]{…}`)"#,
         action: r#"read as the call, the name trimmed; a name followed by anything else stays content as before"#,
         example: r#"[TOOL_CALLS]get_weather [ARGS]{"location": "Paris"}"#,
+    },
+    Rule {
+        id: "R46",
+        name: "the call's own id",
+        departure: r#"an `"id"` member in a JSON call object (also inside an OpenAI `function` object) where the template writes none; an id the model repeats within a message"#,
+        action: r#"kept as the call's id instead of dropped; a repeated one is replaced by a generated id (a client answers each call by its id)"#,
+        example: r#"<tool_call>{"id": "call_1", "name": "f", "arguments": {}}</tool_call>"#,
     },
     Rule {
         id: "R47",

@@ -99,6 +99,7 @@ fn a_models_own_id_in_a_json_call_is_kept_and_a_repeated_one_replaced() {
         let ids: Vec<&str> = p.message().tool_calls.iter().map(|c| c.id.as_str()).collect();
         assert_eq!(&ids[..2], ["call_a", "call_b"]);
         assert!(!ids[2].is_empty() && ids[2] != "call_a", "{ids:?}");
-        assert!(p.diagnostics().iter().any(|d| d.message.contains("repeats an earlier call's")), "{:?}", p.diagnostics());
+        assert!(p.diagnostics().iter().any(|d| d.message.contains("repeats an earlier call's") && d.rule.as_deref() == Some("R46")), "{:?}", p.diagnostics());
+        assert!(p.diagnostics().iter().any(|d| d.message.contains("own \"id\" member kept") && d.rule.as_deref() == Some("R46")), "{:?}", p.diagnostics());
     }
 }

@@ -344,7 +344,7 @@ impl JsonCall {
         } else if key == "id" && layout.id_keys.is_empty() && data.id.is_empty() {
             // A model that writes its call's own id (`{"id": "call_1", "name": …}`, also inside an OpenAI
             // `function` object) where the template writes none: kept as the call's id, not dropped.
-            self.leniencies.push("the call's own \"id\" member kept as its id".to_string());
+            self.leniencies.push("the call's own \"id\" member kept as its id (rule R46)".to_string());
             Target::Id
         } else if level != Level::FunInner && key == layout.name_key && data.tool.is_none() {
             Target::Name

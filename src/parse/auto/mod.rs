@@ -146,7 +146,7 @@ pub struct AutoParser {
 /// remembered.
 fn unique_id(call: &mut Call, sent: &mut Vec<String>, diags: &mut Diagnostics) {
     if sent.contains(&call.data.id) {
-        diags.add(call.start, format!("tool call id {:?} repeats an earlier call's: replaced by a generated id", call.data.id));
+        diags.add(call.start, format!("tool call id {:?} repeats an earlier call's: replaced by a generated id (rule R46)", call.data.id));
         call.data.id.clear();
     } else {
         sent.push(call.data.id.clone());
