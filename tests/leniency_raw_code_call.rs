@@ -105,3 +105,16 @@ fn the_analysis_reads_how_the_template_writes_a_raw_code_call() {
     assert_eq!(found("hfjs-meetkai-functionary-medium-v2.2.jinja"), None);
     assert_eq!(found("NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja"), None);
 }
+
+#[test]
+fn a_compiled_parser_spec_reads_it_too() {
+    let t = ChatTemplate::new(&common::template_source("MeetKai-r1.jinja"), RenderOptions::default()).expect("compiles");
+    let spec = t.compile_parser(&Default::default()).expect("spec").to_json();
+    assert!(spec.contains("\"rawCodeCall\""), "{spec}");
+    let compiled = chat_autoparser::CompiledParser::from_json(&spec).expect("reads back");
+    let o = options(vec![python(json!({"type": "object", "properties": {"code": {"type": "string"}}}))]);
+    let mut p = compiled.stream_parser(&o).expect("parser");
+    p.push(CASES[2].1);
+    p.finish().expect("finishes");
+    assert_eq!(calls(p.message()), vec![("python".to_string(), json!({"code": "x = 'a'\nprint(x)"}))]);
+}
