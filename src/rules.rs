@@ -285,6 +285,13 @@ pub const RULES: &[Rule] = &[
         example: r#"[TOOL_CALLS]get_weather [ARGS]{"location": "Paris"}"#,
     },
     Rule {
+        id: "R41",
+        name: "raw code as a code-interpreter call",
+        departure: r#"a call of the code-interpreter tool (`python`, `ipython`, `code_interpreter`, declared in the request) whose arguments are raw code, not JSON: written as the template writes such a call where it writes it otherwise than an ordinary call (`analysis.tools.rawCodeCall`: `<|python_tag|>code<|eom_id|>`, a call whose arguments are a ```` ```python ```` fence), or as the body of a message to that tool in an addressed-messages template"#,
+        action: r#"read as a call of that tool with the code (line breaks around it dropped) as a JSON string under the tool's one string parameter, or under `code` when it declares none or more; the call goes out once its code ends (the template's end of such a call, an end-of-turn token or the end of the output); text that merely mentions python stays content"#,
+        example: r#"I'll run it<|python_tag|>print(1 + 1)<|eom_id|>"#,
+    },
+    Rule {
         id: "R46",
         name: "the call's own id",
         departure: r#"an `"id"` member in a JSON call object (also inside an OpenAI `function` object) where the template writes none; an id the model repeats within a message"#,

@@ -2,7 +2,7 @@
 //! outputs, and read off how its model writes reasoning, content and tool calls.
 //!
 //! Entry point: [`analyze_template`]. Phases: reasoning (reasoning.1–3, `reasoning.rs`), content (content.1,
-//! `content.rs`), tools (tools.1–2 `tools.rs`, tools.3–7 `tool_markers.rs`, tools.8 `call_layout.rs`, tools.9–11 `call_extras.rs`), role
+//! `content.rs`), tools (tools.1–2 `tools.rs`, tools.3–7 `tool_markers.rs`, tools.8 `call_layout.rs`, tools.9–12 `call_extras.rs`, tools.13 `raw_code.rs`), role
 //! markers (`roles.rs`), a reply written as messages headed by their recipient (`addressed.rs`), then
 //! the preserved-token union and the late phases that read what the
 //! common probes cannot: a content wrapper inside the assistant header (content.2, `content.rs`),
@@ -22,6 +22,7 @@ mod fallback;
 mod literal_args;
 mod pattern;
 mod probe;
+mod raw_code;
 mod reasoning;
 mod roles;
 mod segments;
@@ -72,6 +73,9 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
         literal_args::analyze(&mut pr, &mut tools, caps.supports_parallel_tool_calls);
         call_layout::refine(&mut pr, &mut tools);
         call_extras::analyze(&mut pr, &mut tools, caps.supports_parallel_tool_calls);
+        if tools.format.mode != ToolFormat::None {
+            tools.raw_code_call = raw_code::analyze(&mut pr, t.source());
+        }
     }
     let mut handler = detect::detect_handler(t.source());
     let found = if caps.supports_tool_calls && handler == Handler::Autoparser { addressed::analyze(&mut pr, &tools, caps.supports_parallel_tool_calls) } else { None };

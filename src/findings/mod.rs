@@ -248,6 +248,32 @@ pub struct ToolsAnalysis {
     /// read by the parser's fallback (see `analysis::fallback`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fallback_markers: Vec<fallback::FallbackMarker>,
+    /// How the template writes a call of a code-interpreter tool whose arguments are raw code, when it
+    /// writes it otherwise than an ordinary call (`<|python_tag|>code<|eom_id|>`; tools.13, rule R41).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_code_call: Option<RawCodeCall>,
+}
+
+/// Tool names templates give the built-in code interpreter (`{% if name == "python" %}`): a call of one
+/// may hold raw code rather than JSON arguments (tools.13, rule R41).
+pub const CODE_TOOL_NAMES: [&str; 3] = ["python", "ipython", "code_interpreter"];
+
+/// The arguments key a raw-code call's code goes under when the request's tool declares no single
+/// string parameter (rule R41).
+pub const RAW_CODE_KEY: &str = "code";
+
+/// A code-interpreter call the template writes around raw code (tools.13): `start` + code + `end`, where
+/// an ordinary call of another name is written otherwise. Read off a render of one such call against
+/// the text turn it replaces: `start` is what the call writes before the code (call markers, the name, a
+/// fence opener), `end` what it writes after (a fence closer, call closers, a call turn's own end
+/// token); either may be empty.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RawCodeCall {
+    /// The tool's name (one of [`CODE_TOOL_NAMES`]).
+    pub name: String,
+    pub start: String,
+    pub end: String,
 }
 
 /// One comparison the analyzer made: what variant B changed and the split of the two renders.

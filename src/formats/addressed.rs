@@ -18,7 +18,7 @@ use super::regions::{RegionLoss, ReplyRegions};
 use super::{prefilled, Format};
 #[cfg(feature = "full")]
 use super::auto_grammar;
-use crate::findings::{AddressedMessages, Analysis, ContentAnalysis, Handler, ReasoningAnalysis};
+use crate::findings::{AddressedMessages, Analysis, ContentAnalysis, Handler, ReasoningAnalysis, CODE_TOOL_NAMES};
 use crate::api::{Delta, RequestOptions};
 #[cfg(feature = "full")]
 use crate::gbnf::{regex_escape, Expr, Shape, Tool, ToolGrammar, Trigger};
@@ -26,6 +26,7 @@ use crate::parse::auto::AutoParser;
 use crate::parse::config::tool_name;
 use crate::parse::drive::{head, machine_parts, tail, Input, Machine, MarkerMachine, MarkerSet};
 use crate::parse::emit::{Diagnostics, Emitter};
+use crate::parse::raw_code;
 use crate::parse::OutputParser;
 use crate::Result;
 use std::rc::Rc;
@@ -51,6 +52,9 @@ struct Layout {
     name_prefix: String,
     name_suffix: String,
     tools: Vec<String>,
+    /// Declared code-interpreter tools (a name of `CODE_TOOL_NAMES` or the analysis' raw-code call) and
+    /// the arguments key of each: a message to one whose body is not a call is raw code (rule R41).
+    code_tools: Vec<(String, String)>,
     /// The markers each state looks for, built once: the next message's start, then in a header its
     /// end, in a body the end tokens, between messages both.
     header_markers: Vec<String>,
@@ -111,7 +115,9 @@ impl AddressedParser {
         let t = &a.tools;
         let trim = |s: &str| s.trim().to_string();
         let call_open = body_call_open(a);
-        let tools = options.tools.iter().filter_map(|t| tool_name(t).map(str::to_string)).collect();
+        let tools: Vec<String> = options.tools.iter().filter_map(|t| tool_name(t).map(str::to_string)).collect();
+        let found = t.raw_code_call.as_ref().map(|r| r.name.as_str());
+        let code_tools = tools.iter().filter(|n| CODE_TOOL_NAMES.contains(&n.as_str()) || Some(n.as_str()) == found).map(|n| (n.clone(), raw_code::code_key(&options.tools, n))).collect();
         let header_end = m.header_end.trim().to_string();
         let header_markers = vec![m.message_start.clone(), header_end.clone()];
         let body_markers: Vec<String> = std::iter::once(m.message_start.clone()).chain(m.message_ends.iter().cloned()).collect();
@@ -126,6 +132,7 @@ impl AddressedParser {
             name_prefix: t.function.name_prefix.clone(),
             name_suffix: t.function.name_suffix.clone(),
             tools,
+            code_tools,
             body: AutoParser::new(&body_analysis(a), options),
             m,
         };
@@ -221,6 +228,14 @@ impl AddressedParser {
             Some((vec![(r.to_string(), args.to_string())], diags))
         });
         let Some((calls, sub_diags)) = read else {
+            if let Some((name, key)) = l.code_tools.iter().find(|(n, _)| to_tool && b.recipient.as_deref() == Some(n.as_str()) && !b.text.trim().is_empty()) {
+                self.diags.add(b.at, raw_code::note(name));
+                let index = self.calls;
+                self.calls += 1;
+                out.push(Delta::ToolCall { index, id: None, name: Some(name.clone()), arguments: None });
+                self.emit.tool_args(index, raw_code::arguments(key, &b.text), out);
+                return;
+            }
             if to_tool {
                 let r = b.recipient.as_deref().unwrap_or_default();
                 self.diags.add(b.at, format!("a message to `{r}` that is not a call: its body kept as content ({RULE})"));

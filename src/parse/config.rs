@@ -179,6 +179,9 @@ pub struct ParserConfig {
     /// JSON call arguments stream as they come instead of going out whole once valid (the request's
     /// `stream_arguments`).
     pub stream_arguments: bool,
+    /// The template's raw-code call of its code-interpreter tool, when the request declares that tool
+    /// (rule R41, `parse::raw_code`).
+    pub raw_code: Option<Rc<super::raw_code::RawCodeConfig>>,
 }
 
 /// Where a marker-less call stands in the output of a template that HAS a marked tool format.
@@ -427,7 +430,7 @@ impl ParserConfig {
         };
         let reasoning_ends_at_call = r.mode == ReasoningMode::ToolsOnly;
         let reasoning_call_openers = if tools.is_none() && reasoning.is_some() { tool_openers(analysis) } else { Vec::new() };
-        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, reasoning_call_openers, turn_end: Vec::new(), content_label: analysis.content_label.clone(), tool_result: Vec::new(), fallback_rule: None, dialect_note: None, whole_call_note: None, bare_note: None, pythonic: None, call_prefixes: Vec::new(), unwritten_closer: Marker::default(), stream_arguments: options.stream_arguments };
+        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, reasoning_call_openers, turn_end: Vec::new(), content_label: analysis.content_label.clone(), tool_result: Vec::new(), fallback_rule: None, dialect_note: None, whole_call_note: None, bare_note: None, pythonic: None, call_prefixes: Vec::new(), unwritten_closer: Marker::default(), stream_arguments: options.stream_arguments, raw_code: None };
         let taken: Vec<String> = {
             let text = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s.core.clone(), e.core.clone()]);
             let tools = cfg.tools.iter().flat_map(|t| {
@@ -448,6 +451,9 @@ impl ParserConfig {
             t.wrapper_trigger = Marker::new(first).with_alts(rest.to_vec());
         }
         cfg.pythonic = call_syntax::pythonic_variant(&cfg).map(Rc::new);
+        if cfg.tools.is_some() {
+            cfg.raw_code = super::raw_code::RawCodeConfig::new(analysis, &options.tools).map(Rc::new);
+        }
         cfg
     }
 

@@ -23,6 +23,7 @@ pub mod json_extent;
 pub mod json_fence;
 pub mod missing_opener;
 pub mod pythonic_check;
+pub mod raw_code;
 pub mod scan;
 pub mod source_markers;
 pub mod spelling;

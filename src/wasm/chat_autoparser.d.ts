@@ -270,6 +270,11 @@ export interface Analysis {
      * parser's fallback reads calls between (rule R13; `end` empty when calls end with their value).
      */
     fallbackMarkers?: { start: string; end: string; body: 'JSON' | 'PYTHONIC' }[];
+    /**
+     * How the template writes a call of its code-interpreter tool (`python`) whose arguments are raw code, when
+     * it writes it otherwise than an ordinary call: `start` + code + `end` (tools.13, rule R41).
+     */
+    rawCodeCall?: { name: string; start: string; end: string };
   };
   preservedTokens: string[];
   analysisComplete: boolean;
@@ -370,7 +375,7 @@ export class StreamParser {
 }
 
 /** The parser spec format this version writes and reads (`ParserSpec.specVersion`). */
-export type ParserSpecVersion = 2;
+export type ParserSpecVersion = 3;
 
 /**
  * A template's parser, compiled (`compileParser`): portable JSON that `chat-autoparser/parser` parses with,

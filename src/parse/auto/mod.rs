@@ -27,6 +27,7 @@ mod lenient_markers;
 mod tag_wrapped_call;
 mod missing_call_opener;
 mod name_decoration;
+mod raw_code_call;
 mod tool;
 mod untyped_value;
 
@@ -68,6 +69,11 @@ enum State {
     /// Inside content wrapper markers.
     Wrapped,
     Tool(ToolStep),
+    /// Inside a code-interpreter call written as raw code (rule R41, `raw_code_call.rs`).
+    RawCode {
+        /// Absolute offset up to which the call's end was searched.
+        scanned: usize,
+    },
 }
 
 enum Step {
@@ -213,7 +219,7 @@ impl AutoParser {
         let cfg = Rc::clone(&p.cfg);
         let text_markers = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s, e]);
         let tool_markers = cfg.tools.iter().flat_map(|t| [&t.trigger, &t.call_trigger, &t.wrapper_trigger]).chain(&cfg.reasoning_call_openers);
-        for m in text_markers.chain(tool_markers).chain(cfg.dropped_in_content()) {
+        for m in text_markers.chain(tool_markers).chain(cfg.dropped_in_content()).chain(cfg.raw_code.as_ref().map(|r| &r.start)) {
             m.mark_first_bytes(&mut p.text_marker_bytes);
         }
         for b in cfg.call_prefixes.iter().filter_map(|t| t.as_bytes().first()) {
@@ -468,6 +474,7 @@ impl AutoParser {
             State::Content => self.step_content(text, abs, eof, out),
             State::Wrapped => self.step_wrapped(text, abs, eof, out),
             &State::Tool(t) => self.step_tool(t, text, abs, eof),
+            &State::RawCode { scanned } => self.step_raw_code(scanned, text, abs, eof, out),
         }
     }
 
@@ -797,6 +804,7 @@ impl AutoParser {
             wanted.extend([s, e]);
         }
         wanted.extend(cfg.dropped_in_content());
+        wanted.extend(cfg.raw_code.as_ref().map(|r| &r.start));
         let others = wanted.len();
         // The marker-less calls' configurations are built once what this step reads (up to its first
         // marker) holds one of their first bytes; until then no trigger or fence can be in it, so that
@@ -821,6 +829,9 @@ impl AutoParser {
         }
         wanted.push(&fence);
         let scope = unbuilt_scope.unwrap_or_else(|| Scope::new(text, &wanted));
+        if let Some(step) = self.raw_code_in_content(text, scope, abs, eof, out) {
+            return step;
+        }
         if let Some(step) = self.fallback_in_content(text, scope, abs, eof, wanted.get(..others).unwrap_or(&[]), &fence, out) {
             return step;
         }
@@ -857,7 +868,7 @@ impl AutoParser {
                     let t = self.tools().map_or(0, |t| t.trigger.holdback(text).max(t.call_trigger.holdback(text)).max(t.wrapper_trigger.holdback(text)));
                     let w = self.cfg.content_wrap.as_ref().map_or(0, |(s, _)| s.holdback(text));
                     let eot = self.cfg.dropped_in_content().map(|m| m.holdback(text)).max().unwrap_or(0);
-                    let keep = t.max(w).max(self.reasoning_holdback(text)).max(eot).max(self.fallback_holdback(text));
+                    let keep = t.max(w).max(self.reasoning_holdback(text)).max(eot).max(self.fallback_holdback(text)).max(self.raw_code_holdback(text));
                     self.call_prefix_holdback(text, keep)
                 };
                 let n = text.len() - keep;
@@ -1099,6 +1110,11 @@ impl AutoParser {
                     }
                 }
                 self.state = State::Content;
+            }
+            State::RawCode { .. } => {
+                if let Some(rc) = self.cfg.raw_code.clone() {
+                    self.end_raw_code(&rc, &rest, out);
+                }
             }
             _ => self.emit_content(&rest, out),
         }
