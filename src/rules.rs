@@ -188,7 +188,7 @@ pub const RULES: &[Rule] = &[
         id: "R23",
         name: "JSON call object in tagged markers",
         departure: r#"a JSON call object (`{"name": …, "arguments"|"parameters": …}`) right after a tagged call's opener, where the template writes the name and argument markers (`<tool_call>{"name": "f", …}</tool_call>` in `<tool_call>f<arg_key>…` or `<tool_call><function=f>…` markers)"#,
-        action: r#"read as a JSON call (the name must be declared, or follow R22), then the call's end marker; broken JSON stays content"#,
+        action: r#"read as a JSON call (the name must be declared, or follow R22), then the call's end marker; broken JSON stays content (the call goes out only once its object is closed: `{"name": "f", "arguments": {}</tool_call>` is content, said so)"#,
         example: r#"<tool_call>{"name": "f", "arguments": {}}</tool_call> for <tool_call>f<arg_key>…"#,
     },
     Rule {
@@ -276,6 +276,20 @@ pub const RULES: &[Rule] = &[
         departure: r#"in a template whose reply is several headed segments (`analysis.segments`, handler `headed segments`: `<|im_start|>assistant/think\n…<|im_end|>\n<|im_start|>assistant\n…`, `<|open|>think<|sep|>…<|close|>think<|sep|><|open|>response<|sep|>…`), a header whose word names no part; a segment that runs into the next header without its end; text outside any segment; a segment end where no segment is open, or another part's end; a call segment whose body holds no call"#,
         action: r#"the header's word decides: an unknown word's header and its body stay content, a segment ends where the next header starts, text outside a segment is content, a stray end is dropped, and a call segment's body that is not a whole call (a JSON call or list of them in the template's call object, or a block of its tool format) is content"#,
         example: r#"<|im_start|>assistant/plan\n…<|im_end|>"#,
+    },
+    Rule {
+        id: "R37",
+        name: "arguments that are not an object",
+        departure: r#"a JSON call whose arguments are valid JSON but not an object (`"arguments": []`, a number, a plain string, `null`)"#,
+        action: r#"no call: its text stays content, said so (a string that encodes an object is decoded, R17); a call that went out already (`streamArguments`, a dedicated format) is reported by the exit check"#,
+        example: r#"<tool_call>{"name": "f", "arguments": []}</tool_call>"#,
+    },
+    Rule {
+        id: "R38",
+        name: "arguments under a `properties` key",
+        departure: r#"a call whose only argument is `properties` holding an object (`get_weather(properties={"location": "Tokyo"})`, the JSON Schema's word for the parameters), in any call syntax (pythonic, JSON, `key=value`, tagged), where the declared tool has no `properties` parameter"#,
+        action: r#"the object is read as the call's arguments when its keys are parameters the tool declares (or it declares none); such arguments are held until they end. Otherwise kept as written"#,
+        example: r#"<|tool_call_start|>[get_weather(properties={"location": "Tokyo"})]<|tool_call_end|>"#,
     },
     Rule {
         id: "R39",

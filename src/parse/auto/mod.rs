@@ -29,6 +29,7 @@ mod missing_call_opener;
 mod name_decoration;
 mod tool;
 mod untyped_value;
+mod wrapped_args;
 
 use super::config::{bare_call_configs, bare_calls_apply, fallback_configs, FallbackConfig, ParserConfig, ToolConfig, BARE_CALL_FIRST_BYTES};
 use super::drive::{machine_parts, Input, Machine};
@@ -330,7 +331,7 @@ impl AutoParser {
         // JSON arguments cannot be taken back once streamed, so a JSON call goes out once they are
         // whole and valid; until then it can still be rolled back into content (`json_hold.rs`).
         let holds_json = self.holds_json_call();
-        let held_whole = self.held_until_closed();
+        let held_whole = self.held_until_closed() || self.json_call_in_tagged_open();
         let call = &mut self.call;
         if !call.committed {
             if held_whole || !(call.header_ready && call.data.tool.is_some()) {
@@ -370,7 +371,7 @@ impl AutoParser {
             call.id_sent = true;
             out.push(Delta::ToolCall { index: call.index, id: Some(call.data.id.clone()), name: None, arguments: None });
         }
-        if self.hold_string_arguments() {
+        if self.hold_string_arguments() || self.hold_wrapped_arguments() {
             return;
         }
         if !self.call.data.args.is_empty() {
@@ -415,7 +416,10 @@ impl AutoParser {
 
     /// A tool call broke: roll it back into content if nothing of it was emitted yet.
     fn fail_call(&mut self, abs: usize, msg: &str, out: &mut Vec<Delta>) {
-        let message = self.broken_call_message(msg);
+        let mut message = self.broken_call_message(msg);
+        if self.call.json_in_tagged && !self.call.committed {
+            message.push_str("; a JSON call object in a tagged call's markers that does not parse stays content (rule R23)");
+        }
         self.diag(abs, message);
         self.release_string_arguments();
         if self.call.committed {
