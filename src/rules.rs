@@ -299,6 +299,13 @@ pub const RULES: &[Rule] = &[
         example: r#"[TOOL_CALLS]get_weather [ARGS]{"location": "Paris"}"#,
     },
     Rule {
+        id: "R43",
+        name: "reasoning between taught phrases",
+        departure: r#"with thinking on, reasoning written after a plain phrase and the answer after another, as the template's thinking-on instructions teach in quotes (`analysis.reasoning.phrases`: Granite 3.2's `Here is my thought process:` … `Here is my response:`), in those words or with English contractions (`Here's my response:`)"#,
+        action: r#"the text between the phrases is reasoning, the phrases (and the blanks after each) are dropped, the rest is content; only a pair counts: a start phrase the output never follows with the end phrase is content, said so, and an end phrase alone is content. From the start phrase the text is held until the end phrase. With thinking off the phrases are content"#,
+        example: r#"Here is my thought process: The user wants … Here's my response: Hello"#,
+    },
+    Rule {
         id: "R46",
         name: "the call's own id",
         departure: r#"an `"id"` member in a JSON call object (also inside an OpenAI `function` object) where the template writes none; an id the model repeats within a message"#,

@@ -22,6 +22,7 @@ pub mod json_complete;
 pub mod json_extent;
 pub mod json_fence;
 pub mod missing_opener;
+pub mod phrases;
 pub mod pythonic_check;
 pub mod scan;
 pub mod source_markers;

@@ -27,6 +27,7 @@ mod lenient_markers;
 mod tag_wrapped_call;
 mod missing_call_opener;
 mod name_decoration;
+mod phrase_reasoning;
 mod tool;
 mod untyped_value;
 mod wrapped_args;
@@ -63,6 +64,11 @@ enum State {
     /// model forgot to close reasoning before the call (rule R1).
     ReasoningCall {
         /// Absolute offset up to which the end marker was searched.
+        scanned: usize,
+    },
+    /// From a reasoning start phrase, held until its end phrase (rule R43, `phrase_reasoning.rs`).
+    PhraseReasoning {
+        /// Absolute offset up to which the end phrase was searched.
         scanned: usize,
     },
     Content,
@@ -206,7 +212,8 @@ impl AutoParser {
         let cfg = Rc::clone(&p.cfg);
         let text_markers = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s, e]);
         let tool_markers = cfg.tools.iter().flat_map(|t| [&t.trigger, &t.call_trigger, &t.wrapper_trigger]).chain(&cfg.reasoning_call_openers);
-        for m in text_markers.chain(tool_markers).chain(cfg.dropped_in_content()) {
+        let phrase = cfg.reasoning_phrases.iter().map(|(s, _)| s);
+        for m in text_markers.chain(tool_markers).chain(cfg.dropped_in_content()).chain(phrase) {
             m.mark_first_bytes(&mut p.text_marker_bytes);
         }
         for b in cfg.call_prefixes.iter().filter_map(|t| t.as_bytes().first()) {
@@ -462,6 +469,7 @@ impl AutoParser {
             &State::Reasoning { started, checked, .. } => self.step_reasoning(started || checked, text, abs, eof, out),
             &State::ReasoningCall { scanned } => self.step_reasoning_call(scanned, text, abs, eof, out),
             State::Content => self.step_content(text, abs, eof, out),
+            &State::PhraseReasoning { scanned } => self.step_phrase_reasoning(scanned, text, abs, eof, out),
             State::Wrapped => self.step_wrapped(text, abs, eof, out),
             &State::Tool(t) => self.step_tool(t, text, abs, eof),
         }
@@ -790,6 +798,7 @@ impl AutoParser {
             wanted.extend([s, e]);
         }
         wanted.extend(cfg.dropped_in_content());
+        wanted.extend(cfg.reasoning_phrases.as_ref().map(|(s, _)| s));
         let others = wanted.len();
         // The marker-less calls' configurations are built once what this step reads (up to its first
         // marker) holds one of their first bytes; until then no trigger or fence can be in it, so that
@@ -826,6 +835,10 @@ impl AutoParser {
             [section, call, wrapped].into_iter().flatten().min_by_key(|((s, _), _, _)| *s)
         });
         let wrap = self.cfg.content_wrap.as_ref().and_then(|(s, _)| scope.find(s));
+        let phrase = self.start_phrase().and_then(|m| scope.find(m)).map(|(s, _)| s);
+        if let Some(s) = phrase.filter(|&s| trigger.is_none_or(|((t, _), _, _)| s < t) && wrap.is_none_or(|(w, _)| s < w)) {
+            return self.enter_phrase_reasoning(text, abs, s, out);
+        }
         if let Some(step) = self.reasoning_in_content(text, scope, abs, trigger.map(|t| t.0 .0), wrap.map(|w| w.0), out) {
             return step;
         }
@@ -848,7 +861,8 @@ impl AutoParser {
                     let t = self.tools().map_or(0, |t| t.trigger.holdback(text).max(t.call_trigger.holdback(text)).max(t.wrapper_trigger.holdback(text)));
                     let w = self.cfg.content_wrap.as_ref().map_or(0, |(s, _)| s.holdback(text));
                     let eot = self.cfg.dropped_in_content().map(|m| m.holdback(text)).max().unwrap_or(0);
-                    let keep = t.max(w).max(self.reasoning_holdback(text)).max(eot).max(self.fallback_holdback(text));
+                    let phrase = self.start_phrase().map_or(0, |m| m.holdback(text));
+                    let keep = t.max(w).max(self.reasoning_holdback(text)).max(eot).max(self.fallback_holdback(text)).max(phrase);
                     self.call_prefix_holdback(text, keep)
                 };
                 let n = text.len() - keep;
