@@ -306,6 +306,20 @@ pub const RULES: &[Rule] = &[
         example: r#"Here is my thought process: The user wants … Here's my response: Hello"#,
     },
     Rule {
+        id: "R44",
+        name: "number too large for a double",
+        departure: r#"a number a double cannot hold (`1e10000`) in a call's JSON arguments or in a schema-less JSON value (R14), which strict JSON readers refuse"#,
+        action: r#"kept as the string the model wrote (`"1e10000"`), the rest read as JSON (held JSON arguments only: streamed ones are not rewritten)"#,
+        example: r#"<parameter=metadata>{"score": 1e10000}</parameter>"#,
+    },
+    Rule {
+        id: "R45",
+        name: "argument name in the string delimiter",
+        departure: r#"in a literal call syntax with its own string delimiter (Gemma 4's `<|"|>`), an argument name written inside it, closed or not (`{<|"|>flag:true}`)"#,
+        action: r#"read as the name"#,
+        example: r#"<|tool_call>call:lookup{<|"|>flag:true}<tool_call|>"#,
+    },
+    Rule {
         id: "R46",
         name: "the call's own id",
         departure: r#"an `"id"` member in a JSON call object (also inside an OpenAI `function` object) where the template writes none; an id the model repeats within a message"#,

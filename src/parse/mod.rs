@@ -21,6 +21,7 @@ pub mod inline_reasoning;
 pub mod json_complete;
 pub mod json_extent;
 pub mod json_fence;
+pub mod json_numbers;
 pub mod missing_opener;
 pub mod phrases;
 pub mod pythonic_check;

@@ -14,6 +14,7 @@
 use super::{AutoParser, Step};
 use crate::findings::ToolFormat;
 use crate::parse::json_extent::{broken_arguments_message, json_error};
+use crate::parse::json_numbers::quote_overflowing_numbers;
 
 /// Valid JSON arguments that are not an object (`[]`, `"x"`, `3`): no call's arguments (rule R37).
 /// `None` for an object, or a string that encodes one (rule R17 decodes it).
@@ -57,13 +58,36 @@ impl AutoParser {
         }
         self.call.args_validated = true;
         let sent = std::mem::take(&mut self.call.args_sent);
-        let args = if sent.is_empty() { std::borrow::Cow::Borrowed(self.call.data.args.as_str()) } else { (sent + &self.call.data.args).into() };
+        let none_sent = sent.is_empty();
+        let args = if none_sent { self.call.data.args.clone() } else { sent + &self.call.data.args };
         let detail = match json_error(&args) {
             Some((detail, _)) => detail,
-            None => not_an_object(&args)?,
+            None => match not_an_object(&args) {
+                Some(detail) => detail,
+                None => {
+                    // Valid JSON, but a number in it may be too large for a double: kept as the
+                    // string written (rule R44), when nothing of the arguments went out yet.
+                    if none_sent {
+                        self.quote_overflowing_args();
+                    }
+                    return None;
+                }
+            },
         };
         self.call.fail_detail = Some(detail);
         Some(Step::Fail("tool-call arguments are not valid JSON", at))
+    }
+
+    /// The held arguments (valid JSON, none of them sent) with numbers a double cannot hold written as
+    /// strings (rule R44): rewritten, said so.
+    fn quote_overflowing_args(&mut self) {
+        let Some(quoted) = quote_overflowing_numbers(&self.call.data.args) else { return };
+        if json_error(&quoted).is_some() {
+            return;
+        }
+        self.call.data.args = quoted;
+        let at = self.call.start;
+        self.diag(at, "a number too large for a double in the call's JSON arguments: kept as the string written (rule R44)");
     }
 
     /// Argument text about to go out while the call's JSON arguments are not checked yet (they
