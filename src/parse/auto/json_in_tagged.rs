@@ -5,6 +5,7 @@
 //! - rule R23, a JSON call object (`{"name": …, "arguments": …}`) right after a tagged call's
 //!   opening marker, instead of the name (`<tool_call>{"name": "f", …}</tool_call>`): read as a
 //!   JSON call, then the call's end marker.
+//!
 //! Both are decided on the first non-space byte being `{`, derived from the analysed layout alone.
 //! A call object read by R23 goes out only once the object is closed (its arguments whole is not
 //! enough): `{"name": "f", "arguments": {}</tool_call>` is broken JSON, all of it content.
