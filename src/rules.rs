@@ -188,7 +188,7 @@ pub const RULES: &[Rule] = &[
         id: "R23",
         name: "JSON call object in tagged markers",
         departure: r#"a JSON call object (`{"name": …, "arguments"|"parameters": …}`) right after a tagged call's opener, where the template writes the name and argument markers (`<tool_call>{"name": "f", …}</tool_call>` in `<tool_call>f<arg_key>…` or `<tool_call><function=f>…` markers)"#,
-        action: r#"read as a JSON call (the name must be declared, or follow R22), then the call's end marker; broken JSON stays content"#,
+        action: r#"read as a JSON call (the name must be declared, or follow R22), then the call's end marker; broken JSON stays content (the call goes out only once its object is closed: `{"name": "f", "arguments": {}</tool_call>` is content, said so)"#,
         example: r#"<tool_call>{"name": "f", "arguments": {}}</tool_call> for <tool_call>f<arg_key>…"#,
     },
     Rule {
@@ -278,6 +278,20 @@ pub const RULES: &[Rule] = &[
         example: r#"<|im_start|>assistant/plan\n…<|im_end|>"#,
     },
     Rule {
+        id: "R37",
+        name: "arguments that are not an object",
+        departure: r#"a JSON call whose arguments are valid JSON but not an object (`"arguments": []`, a number, a plain string, `null`)"#,
+        action: r#"no call: its text stays content, said so (a string that encodes an object is decoded, R17); a call that went out already (`streamArguments`, a dedicated format) is reported by the exit check"#,
+        example: r#"<tool_call>{"name": "f", "arguments": []}</tool_call>"#,
+    },
+    Rule {
+        id: "R38",
+        name: "arguments under a `properties` key",
+        departure: r#"a call whose only argument is `properties` holding an object (`get_weather(properties={"location": "Tokyo"})`, the JSON Schema's word for the parameters), in any call syntax (pythonic, JSON, `key=value`, tagged), where the declared tool has no `properties` parameter"#,
+        action: r#"the object is read as the call's arguments when its keys are parameters the tool declares (or it declares none); such arguments are held until they end. Otherwise kept as written"#,
+        example: r#"<|tool_call_start|>[get_weather(properties={"location": "Tokyo"})]<|tool_call_end|>"#,
+    },
+    Rule {
         id: "R39",
         name: "blank before the arguments marker",
         departure: r#"spaces or tabs between a call's name (or its id) and `[ARGS]` in the Ministral / Mistral format (`[TOOL_CALLS]get_weather [ARGS]{…}`)"#,
@@ -290,6 +304,27 @@ pub const RULES: &[Rule] = &[
         departure: r#"a call of the code-interpreter tool (`python`, `ipython`, `code_interpreter`, declared in the request) whose arguments are raw code, not JSON: written as the template writes such a call where it writes it otherwise than an ordinary call (`analysis.tools.rawCodeCall`: `<|python_tag|>code<|eom_id|>`, a call whose arguments are a ```` ```python ```` fence), or as the body of a message to that tool in an addressed-messages template"#,
         action: r#"read as a call of that tool with the code (line breaks around it dropped) as a JSON string under the tool's one string parameter, or under `code` when it declares none or more; the call goes out once its code ends (the template's end of such a call, an end-of-turn token or the end of the output); text that merely mentions python stays content"#,
         example: r#"I'll run it<|python_tag|>print(1 + 1)<|eom_id|>"#,
+    },
+    Rule {
+        id: "R43",
+        name: "reasoning between taught phrases",
+        departure: r#"with thinking on, reasoning written after a plain phrase and the answer after another, as the template's thinking-on instructions teach in quotes (`analysis.reasoning.phrases`: Granite 3.2's `Here is my thought process:` … `Here is my response:`), in those words or with English contractions (`Here's my response:`)"#,
+        action: r#"the text between the phrases is reasoning, the phrases (and the blanks after each) are dropped, the rest is content; only a pair counts: a start phrase the output never follows with the end phrase is content, said so, and an end phrase alone is content. From the start phrase the text is held until the end phrase. With thinking off the phrases are content"#,
+        example: r#"Here is my thought process: The user wants … Here's my response: Hello"#,
+    },
+    Rule {
+        id: "R44",
+        name: "number too large for a double",
+        departure: r#"a number a double cannot hold (`1e10000`) in a call's JSON arguments or in a schema-less JSON value (R14), which strict JSON readers refuse"#,
+        action: r#"kept as the string the model wrote (`"1e10000"`), the rest read as JSON (held JSON arguments only: streamed ones are not rewritten)"#,
+        example: r#"<parameter=metadata>{"score": 1e10000}</parameter>"#,
+    },
+    Rule {
+        id: "R45",
+        name: "argument name in the string delimiter",
+        departure: r#"in a literal call syntax with its own string delimiter (Gemma 4's `<|"|>`), an argument name written inside it, closed or not (`{<|"|>flag:true}`)"#,
+        action: r#"read as the name"#,
+        example: r#"<|tool_call>call:lookup{<|"|>flag:true}<tool_call|>"#,
     },
     Rule {
         id: "R46",

@@ -76,10 +76,11 @@ fn r17_arguments_as_a_json_encoded_string_are_decoded() {
     let (m, d) = parse(LLAMA31, &opts(), "{\"name\": \"get_weather\", \"parameters\": \"{\\\"city\\\": \\\"Paris\\\"}\"}");
     assert_eq!(calls(&m), vec![("get_weather".to_string(), json!({"city": "Paris"}))]);
     assert!(has(&d, "R17"), "{d:?}");
-    // A string that is not an encoded object stays the string it is.
-    let (m, d) = parse(QWEN3, &opts(), "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": \"Paris\"}\n</tool_call>");
-    assert_eq!(calls(&m), vec![("get_weather".to_string(), json!("Paris"))]);
-    assert!(!has(&d, "R17"), "{d:?}");
+    // A string that is not an encoded object is no call's arguments (rule R37): the call stays content.
+    let out = "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": \"Paris\"}\n</tool_call>";
+    let (m, d) = parse(QWEN3, &opts(), out);
+    assert!(m.tool_calls.is_empty() && m.content == out, "{m:?}");
+    assert!(!has(&d, "R17") && has(&d, "R37"), "{d:?}");
     // Cut off inside the string: what was written is kept.
     let (m, _) = parse(QWEN3, &opts(), "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": \"{\\\"city\\\": \\\"Par");
     assert!(m.tool_calls[0].function.arguments.contains("Par"), "{m:?}");

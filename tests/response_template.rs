@@ -9,7 +9,7 @@ use serde_json::json;
 fn qwen_like() -> Analysis {
     let mut a = Analysis::default();
     a.assistant_start = "<|im_start|>assistant".into();
-    a.reasoning = ReasoningAnalysis { mode: ReasoningMode::TagBased, start: "<think>".into(), end: "</think>".into() };
+    a.reasoning = ReasoningAnalysis { mode: ReasoningMode::TagBased, start: "<think>".into(), end: "</think>".into(), ..ReasoningAnalysis::default() };
     a.tools.format.mode = ToolFormat::TagWithTagged;
     a.tools.format.per_call_start = "<tool_call>\n".into();
     a.tools.format.per_call_end = "</tool_call>".into();

@@ -12,6 +12,12 @@
 //! that appear only with the switch on name the reasoning tags, and a second pair the content
 //! wrapper that goes with reasoning.
 //!
+//! reasoning.7: with no such tag pair, the same instructions may teach the format as plain phrases in
+//! quotes ("Write your thoughts after 'Here is my thought process:' and write your response after
+//! 'Here is my response:'", Granite 3.2): the first two quoted phrases that end with a colon, there
+//! only with the switch on, are the reasoning's start and the answer's start (`reasoning.phrases`,
+//! read by the parser with thinking on, rule R43).
+//!
 //! reasoning.6: a generation prompt that ends by opening a tag (`<|im_start|>assistant\n<think>`) which the
 //! same reply in the history does not show opens a block the model continues and the history drops:
 //! reasoning, closed by the tag's pair `</x>`. (A content wrapper shows in the history too.)
@@ -24,8 +30,7 @@ use super::diff::{common_prefix_len, trim_ws};
 use super::probe::*;
 use crate::findings::{Analysis, ContentMode, ReasoningMode};
 
-/// Names under which templates read the thinking switch, besides `enable_thinking`.
-const THINKING_SWITCHES: &[&str] = &["thinking"];
+use crate::findings::THINKING_SWITCHES;
 
 /// The reply of the turn after the probed one.
 const LATER_REPLY: &str = "L_LATER_MSG Done END_L";
@@ -44,7 +49,8 @@ pub fn analyze(pr: &mut Prober, a: &mut Analysis) {
         ));
         return;
     }
-    let pairs = instructed_pairs(pr);
+    let on_only = thinking_on_text(pr);
+    let pairs = on_only.as_ref().map(|(before, added)| instructed_pairs(before, added)).unwrap_or_default();
     if let Some((start, end)) = pairs.first() {
         set_reasoning(a, start, end);
         let mut named = format!("{start}{end}");
@@ -56,6 +62,11 @@ pub fn analyze(pr: &mut Prober, a: &mut Analysis) {
             named += &format!(" and {cs}{ce}");
         }
         pr.diagnostics.push(format!("reasoning: the instructions added with thinking on name {named}; read as the model's tags"));
+        return;
+    }
+    if let Some([start, end]) = on_only.as_ref().and_then(|(off, added)| instructed_phrases(off, added)) {
+        pr.diagnostics.push(format!("reasoning: the instructions added with thinking on teach the phrases {start:?} and {end:?}; read with thinking on as the start of the reasoning and of the answer (rule R43)"));
+        a.reasoning.phrases = vec![start, end];
         return;
     }
     if let Some((start, name)) = prompt_opened_tag(pr) {
@@ -129,9 +140,9 @@ fn stripped_tag(pr: &mut Prober) -> Option<String> {
     None
 }
 
-/// reasoning.5: empty tag pairs `<x></x>` in the generation prompt with every thinking switch on that are not
-/// there with them off.
-fn instructed_pairs(pr: &mut Prober) -> Vec<(String, String)> {
+/// The generation prompt with every thinking switch off, and what the prompt with them on adds after
+/// the text both share; `None` when the switches change nothing (or a render fails).
+fn thinking_on_text(pr: &mut Prober) -> Option<(String, String)> {
     let render = |pr: &mut Prober, on: bool| {
         let mut p = Params::new(vec![user(USER_MSG)]);
         p.add_generation_prompt = true;
@@ -139,13 +150,62 @@ fn instructed_pairs(pr: &mut Prober) -> Vec<(String, String)> {
         p.switches = THINKING_SWITCHES.iter().map(|s| (s.to_string(), on.into())).collect();
         pr.render(&p).ok()
     };
-    let (Some(off), Some(on)) = (render(pr, false), render(pr, true)) else { return Vec::new() };
+    let (off, on) = (render(pr, false)?, render(pr, true)?);
     if off == on {
-        return Vec::new();
+        return None;
     }
     let shared = common_prefix_len(&off, &on);
-    let before = empty_pairs(&off);
-    empty_pairs(&on[shared.min(on.len())..]).into_iter().filter(|p| !before.contains(p)).collect()
+    let added = on.get(shared..).unwrap_or("").to_string();
+    Some((off, added))
+}
+
+/// reasoning.5: empty tag pairs `<x></x>` in what the prompt with every thinking switch on adds that are
+/// not in the prompt with them off.
+fn instructed_pairs(off: &str, added: &str) -> Vec<(String, String)> {
+    let before = empty_pairs(off);
+    empty_pairs(added).into_iter().filter(|p| !before.contains(p)).collect()
+}
+
+/// reasoning.7: the first two quoted phrases ending with a colon in what the thinking-on prompt adds,
+/// neither in the prompt with thinking off.
+fn instructed_phrases(off: &str, added: &str) -> Option<[String; 2]> {
+    let mut found = quoted_phrases(added).into_iter().filter(|p| !off.contains(p.as_str()));
+    let start = found.next()?;
+    let end = found.find(|p| *p != start)?;
+    Some([start, end])
+}
+
+/// Longest phrase read as a marker, in bytes.
+const MAX_PHRASE: usize = 80;
+
+/// Phrases in quotes (`'…'`, `"…"`, `‘…’`, `“…”`) that end with a colon, in order: a quote opens
+/// where no letter or digit precedes it and closes where none follows (an apostrophe inside a word
+/// is neither); the phrase has a letter, no line break, at most [`MAX_PHRASE`] bytes.
+fn quoted_phrases(text: &str) -> Vec<String> {
+    let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some((i, open)) = text.get(at..).and_then(|t| t.char_indices().find(|&(_, c)| matches!(c, '\'' | '"' | '‘' | '“'))) {
+        let open_at = at + i;
+        at = open_at + open.len_utf8();
+        if word(text[..open_at].chars().next_back()) {
+            continue;
+        }
+        let close = match open {
+            '‘' => '’',
+            '“' => '”',
+            c => c,
+        };
+        let body_at = at;
+        let Some(end) = text[body_at..].char_indices().find(|&(j, c)| c == close && !word(text[body_at + j + c.len_utf8()..].chars().next())).map(|(j, _)| body_at + j) else { continue };
+        let phrase = &text[body_at..end];
+        let fits = phrase.len() <= MAX_PHRASE && !phrase.contains('\n') && phrase.ends_with(':') && phrase.chars().any(char::is_alphabetic);
+        if fits && phrase.trim() == phrase {
+            out.push(phrase.to_string());
+            at = end + close.len_utf8();
+        }
+    }
+    out
 }
 
 /// `<x></x>` pairs in `text`, in order.
@@ -183,5 +243,13 @@ mod tests {
         assert_eq!(got[0], ("<think>".to_string(), "</think>".to_string()));
         assert_eq!(got[1], ("<response>".to_string(), "</response>".to_string()));
         assert!(empty_pairs("<a>x</a> and <b c></b c>").is_empty());
+    }
+
+    #[test]
+    fn quoted_phrases_ending_with_a_colon_are_found_in_order() {
+        let t = "The model's answer. Write your thoughts after 'Here is my thought process:' and write your response after \"Here is my response:\" for each 'query'.";
+        assert_eq!(quoted_phrases(t), vec!["Here is my thought process:".to_string(), "Here is my response:".to_string()]);
+        assert_eq!(instructed_phrases("", t), Some(["Here is my thought process:".to_string(), "Here is my response:".to_string()]));
+        assert!(quoted_phrases("it's 'not one' and 'x:\ny:'").is_empty());
     }
 }

@@ -85,7 +85,17 @@ pub struct ReasoningAnalysis {
     pub mode: ReasoningMode,
     pub start: String,
     pub end: String,
+    /// reasoning.7: `[start, end]` plain phrases the instructions added with thinking on teach as the
+    /// reasoning's start and the answer's start (`'Here is my thought process:'` …
+    /// `'Here is my response:'`, Granite 3.2); empty for none. Read only with thinking on, and only as
+    /// a pair (rule R43); `mode` stays as the renders show it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub phrases: Vec<String>,
 }
+
+/// Names under which templates read the thinking switch, besides `enable_thinking` (the analysis
+/// turns them on with it; a request turns them on through `extraContext`).
+pub const THINKING_SWITCHES: &[&str] = &["thinking"];
 
 /// Content markers.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

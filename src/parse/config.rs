@@ -6,7 +6,7 @@
 
 use super::marker::Marker;
 use super::{call_syntax, source_markers, spelling};
-use crate::findings::{fallback_formats, Analysis, CallIdPosition, ContentMode, ReasoningMode, ToolFormat};
+use crate::findings::{fallback_formats, Analysis, THINKING_SWITCHES, CallIdPosition, ContentMode, ReasoningMode, ToolFormat};
 use crate::api::{ReasoningFormat, RequestOptions, ToolChoice};
 use serde_json::Value;
 use std::rc::Rc;
@@ -182,6 +182,9 @@ pub struct ParserConfig {
     /// The template's raw-code call of its code-interpreter tool, when the request declares that tool
     /// (rule R41, `parse::raw_code`).
     pub raw_code: Option<Rc<super::raw_code::RawCodeConfig>>,
+    /// Reasoning markers that are plain phrases (`analysis.reasoning.phrases`, with their contracted
+    /// spellings, `parse::phrases`): read as a pair with thinking on (rule R43).
+    pub reasoning_phrases: Option<(Marker, Marker)>,
 }
 
 /// Where a marker-less call stands in the output of a template that HAS a marked tool format.
@@ -430,7 +433,7 @@ impl ParserConfig {
         };
         let reasoning_ends_at_call = r.mode == ReasoningMode::ToolsOnly;
         let reasoning_call_openers = if tools.is_none() && reasoning.is_some() { tool_openers(analysis) } else { Vec::new() };
-        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, reasoning_call_openers, turn_end: Vec::new(), content_label: analysis.content_label.clone(), tool_result: Vec::new(), fallback_rule: None, dialect_note: None, whole_call_note: None, bare_note: None, pythonic: None, call_prefixes: Vec::new(), unwritten_closer: Marker::default(), stream_arguments: options.stream_arguments, raw_code: None };
+        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, reasoning_call_openers, turn_end: Vec::new(), content_label: analysis.content_label.clone(), tool_result: Vec::new(), fallback_rule: None, dialect_note: None, whole_call_note: None, bare_note: None, pythonic: None, call_prefixes: Vec::new(), unwritten_closer: Marker::default(), stream_arguments: options.stream_arguments, reasoning_phrases: reasoning_phrases(analysis, options), raw_code: None };
         let taken: Vec<String> = {
             let text = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s.core.clone(), e.core.clone()]);
             let tools = cfg.tools.iter().flat_map(|t| {
@@ -630,6 +633,15 @@ fn may_be_null(schema: &Value) -> bool {
         _ => {}
     }
     ["anyOf", "oneOf"].iter().any(|key| matches!(obj.get(*key), Some(Value::Array(alts)) if alts.iter().any(may_be_null)))
+}
+
+/// The phrase markers of `analysis` when the request turns thinking on (`enableThinking`, or a switch
+/// of [`THINKING_SWITCHES`] in `extraContext`) and extracts reasoning.
+fn reasoning_phrases(analysis: &Analysis, options: &RequestOptions) -> Option<(Marker, Marker)> {
+    let [start, end] = analysis.reasoning.phrases.as_slice() else { return None };
+    let switched = THINKING_SWITCHES.iter().any(|s| options.extra_context.get(*s) == Some(&Value::Bool(true)));
+    let on = options.enable_thinking == Some(true) || (options.enable_thinking.is_none() && switched);
+    (on && options.reasoning_format != ReasoningFormat::None).then(|| (super::phrases::phrase_marker(start), super::phrases::phrase_marker(end)))
 }
 
 /// The name a request's tool declares (`{type, function: {name}}`, or a bare `{name}`).

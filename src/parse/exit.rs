@@ -2,7 +2,8 @@
 //! `StreamParser::finish` for every format (dedicated ones and declared response templates included)
 //! and so for both the streaming and the whole-text API.
 //!
-//! At the end of the output every call's `arguments` is valid JSON and never `""`. Deltas already
+//! At the end of the output every call's `arguments` is valid JSON and never `""`; arguments that are
+//! valid JSON but not an object are reported (rule R37: held calls are kept as content before this). Deltas already
 //! sent cannot be taken back, so the fix is *appended*, as one more argument delta of that call, and
 //! the deltas still rebuild the message exactly: a call with no argument text gets `{}` (a call
 //! written without arguments, no diagnostic); a call whose
@@ -39,7 +40,13 @@ impl ExitCheck {
             let args = &call.function.arguments;
             let name = &call.function.name;
             match complete(args) {
-                Completion::Valid => {}
+                Completion::Valid => {
+                    // Held JSON calls are checked before they go out (rule R37); one that went out
+                    // already (streamed arguments, a dedicated format) can only be reported.
+                    if !args.trim_start().starts_with('{') {
+                        self.diagnostics.push(Diagnostic::new(end, format!("tool call {index} ({name}): its arguments are valid JSON but not an object (rule R37)")));
+                    }
+                }
                 Completion::Append(suffix) => {
                     let last = last_call == Some(index) && !args.trim().is_empty();
                     cut_off |= last;

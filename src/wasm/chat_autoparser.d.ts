@@ -212,7 +212,8 @@ export interface Analysis {
    * (a diagnostic with rule `'R47'`).
    */
   contentLabel?: string;
-  reasoning: { mode: ReasoningMode; start: string; end: string };
+  /** `phrases`: `[start, end]` plain phrases the thinking-on instructions teach (rule R43), when there are. */
+  reasoning: { mode: ReasoningMode; start: string; end: string; phrases?: [string, string] };
   content: { mode: ContentMode; start: string; end: string; requiresNonnullContent: boolean };
   /**
    * Present (handler `'addressed messages'`) when the reply is a run of messages headed by their recipient,

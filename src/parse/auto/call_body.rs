@@ -69,7 +69,7 @@ impl AutoParser {
         }
     }
 
-    pub(super) fn step_arg_name(&mut self, text: &str, _abs: usize, eof: bool) -> Step {
+    pub(super) fn step_arg_name(&mut self, text: &str, abs: usize, eof: bool) -> Step {
         let cfg = Rc::clone(&self.cfg);
         let Some(t) = cfg.tools.as_ref() else { return self.no_tools() };
         let end = if t.arg_name_suffix.is_empty() { &t.value_prefix } else { &t.arg_name_suffix };
@@ -88,7 +88,10 @@ impl AutoParser {
             let closed_late = found.is_some();
             return if closed_late || past_name_limit(text, reach) || eof { Step::Fail("argument name not closed", 0) } else { Step::Wait };
         };
-        let name = text.get(..s).unwrap_or("").trim_matches(is_space).trim_matches(|c| c == '"' || c == '\'');
+        let written = text.get(..s).unwrap_or("").trim_matches(is_space).trim_matches(|c| c == '"' || c == '\'');
+        // A literal call's name written inside its string delimiter, closed or not (rule R45).
+        let delimited = if t.literal { delimited_name(written, &t.string_delim) } else { None };
+        let name = delimited.unwrap_or(written);
         // Another argument opened before this one's name was closed (the prefix's quote may
         // have gone to the value marker: `name="a<p name=" string="false">`).
         let opener = t.arg_name_prefix.core.trim_end_matches(['"', '\'']);
@@ -97,6 +100,9 @@ impl AutoParser {
         }
         if t.literal && (name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.')) {
             return Step::Fail("invalid argument name", 0);
+        }
+        if delimited.is_some() {
+            self.diag(abs, format!("argument name {name:?} written inside the string delimiter {:?}: read as the name (rule R45)", t.string_delim));
         }
         let tool = self.call.data.tool.and_then(|i| t.tools.get(i));
         let is_string = !typed && (!t.typed_value_prefix.is_empty() || tool.is_none_or(|d| d.is_string(name)));
@@ -243,4 +249,11 @@ impl AutoParser {
         }
         None
     }
+}
+
+/// An argument name `written` that opens with the string delimiter `delim` (`<|"|>flag`, or closed:
+/// `<|"|>flag<|"|>`): the name inside it.
+fn delimited_name<'a>(written: &'a str, delim: &str) -> Option<&'a str> {
+    let inner = written.strip_prefix(delim).filter(|_| !delim.is_empty())?;
+    Some(inner.strip_suffix(delim).unwrap_or(inner).trim_matches(is_space))
 }

@@ -138,6 +138,7 @@ impl AutoParser {
             self.hold_string_arguments();
         }
         self.call.args_string = false;
+        self.release_wrapped_arguments();
     }
 
     /// A JSON call object or JSON arguments that were written with Python syntax (rule R19).

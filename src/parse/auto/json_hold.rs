@@ -8,10 +8,36 @@
 //! `stream_arguments` the call goes out at its name and its arguments stream as written; one that
 //! breaks after that ends where it broke, with a diagnostic saying its arguments are not valid JSON.
 //! Tagged-parameter calls are never held: each value is written as valid JSON on its own.
+//! Valid JSON that is not an object (`"arguments": []`) is no call's arguments either (rule R37):
+//! the held call stays content the same way.
 
 use super::{AutoParser, Step};
 use crate::findings::ToolFormat;
 use crate::parse::json_extent::{broken_arguments_message, json_error};
+use crate::parse::json_numbers::quote_overflowing_numbers;
+
+/// Valid JSON arguments that are not an object (`[]`, `"x"`, `3`): no call's arguments (rule R37).
+/// `None` for an object, or a string that encodes one (rule R17 decodes it).
+fn not_an_object(args: &str) -> Option<String> {
+    let kind = match args.trim_start().chars().next() {
+        Some('{') | None => return None,
+        Some('[') => "an array",
+        // A string that encodes an object is decoded to it when it goes out (rule R17).
+        Some('"') if encodes_object(args) => return None,
+        Some('"') => "a string",
+        Some('t' | 'f') => "a boolean",
+        Some('n') => "null",
+        Some(_) => "a number",
+    };
+    Some(format!("they are {kind}, not an object (rule R37)"))
+}
+
+fn encodes_object(args: &str) -> bool {
+    match serde_json::from_str::<serde_json::Value>(args) {
+        Ok(serde_json::Value::String(inner)) => serde_json::from_str::<serde_json::Value>(&inner).is_ok_and(|v| v.is_object()),
+        _ => false,
+    }
+}
 
 impl AutoParser {
     /// Whether the current call's arguments are JSON (not tagged values).
@@ -32,10 +58,36 @@ impl AutoParser {
         }
         self.call.args_validated = true;
         let sent = std::mem::take(&mut self.call.args_sent);
-        let error = if sent.is_empty() { json_error(&self.call.data.args) } else { json_error(&(sent + &self.call.data.args)) };
-        let (detail, _) = error?;
+        let none_sent = sent.is_empty();
+        let args = if none_sent { self.call.data.args.clone() } else { sent + &self.call.data.args };
+        let detail = match json_error(&args) {
+            Some((detail, _)) => detail,
+            None => match not_an_object(&args) {
+                Some(detail) => detail,
+                None => {
+                    // Valid JSON, but a number in it may be too large for a double: kept as the
+                    // string written (rule R44), when nothing of the arguments went out yet.
+                    if none_sent {
+                        self.quote_overflowing_args();
+                    }
+                    return None;
+                }
+            },
+        };
         self.call.fail_detail = Some(detail);
         Some(Step::Fail("tool-call arguments are not valid JSON", at))
+    }
+
+    /// The held arguments (valid JSON, none of them sent) with numbers a double cannot hold written as
+    /// strings (rule R44): rewritten, said so.
+    fn quote_overflowing_args(&mut self) {
+        let Some(quoted) = quote_overflowing_numbers(&self.call.data.args) else { return };
+        if json_error(&quoted).is_some() {
+            return;
+        }
+        self.call.data.args = quoted;
+        let at = self.call.start;
+        self.diag(at, "a number too large for a double in the call's JSON arguments: kept as the string written (rule R44)");
     }
 
     /// Argument text about to go out while the call's JSON arguments are not checked yet (they

@@ -5,7 +5,10 @@
 //! - rule R23, a JSON call object (`{"name": …, "arguments": …}`) right after a tagged call's
 //!   opening marker, instead of the name (`<tool_call>{"name": "f", …}</tool_call>`): read as a
 //!   JSON call, then the call's end marker.
+//!
 //! Both are decided on the first non-space byte being `{`, derived from the analysed layout alone.
+//! A call object read by R23 goes out only once the object is closed (its arguments whole is not
+//! enough): `{"name": "f", "arguments": {}</tool_call>` is broken JSON, all of it content.
 
 use super::tool::ToolStep;
 use super::{AutoParser, State, Step};
@@ -32,6 +35,14 @@ fn json_object_at(text: &str, eof: bool) -> Result<usize, bool> {
 }
 
 impl AutoParser {
+    /// A JSON call object read by rule R23 whose closing brace is not read yet: held (not committed)
+    /// even once its arguments are whole, so an object that breaks after them stays content. At the
+    /// end of the output (`flush_partial`) it goes out as a cut-off call; with `streamArguments` it goes out
+    /// at its name as any streamed JSON call.
+    pub(super) fn json_call_in_tagged_open(&self) -> bool {
+        self.call.json_in_tagged && self.state == State::Tool(ToolStep::JsonObj) && !self.flush_partial && self.holds_json_call()
+    }
+
     /// Where a tagged call's first argument marker is due (`ArgNext`, no argument yet): a JSON
     /// object is the call's arguments (rule R26). `None` lets the tagged step run; the call's
     /// header goes out then (it waits for this decision, so a JSON call can still be held).

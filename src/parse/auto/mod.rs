@@ -28,8 +28,10 @@ mod tag_wrapped_call;
 mod missing_call_opener;
 mod name_decoration;
 mod raw_code_call;
+mod phrase_reasoning;
 mod tool;
 mod untyped_value;
+mod wrapped_args;
 
 use super::config::{bare_call_configs, bare_calls_apply, fallback_configs, prefixed_calls_apply, start_calls_apply, FallbackConfig, ParserConfig, ToolConfig, BARE_CALL_FIRST_BYTES};
 use super::drive::{machine_parts, Input, Machine};
@@ -63,6 +65,11 @@ enum State {
     /// model forgot to close reasoning before the call (rule R1).
     ReasoningCall {
         /// Absolute offset up to which the end marker was searched.
+        scanned: usize,
+    },
+    /// From a reasoning start phrase, held until its end phrase (rule R43, `phrase_reasoning.rs`).
+    PhraseReasoning {
+        /// Absolute offset up to which the end phrase was searched.
         scanned: usize,
     },
     Content,
@@ -219,7 +226,8 @@ impl AutoParser {
         let cfg = Rc::clone(&p.cfg);
         let text_markers = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s, e]);
         let tool_markers = cfg.tools.iter().flat_map(|t| [&t.trigger, &t.call_trigger, &t.wrapper_trigger]).chain(&cfg.reasoning_call_openers);
-        for m in text_markers.chain(tool_markers).chain(cfg.dropped_in_content()).chain(cfg.raw_code.as_ref().map(|r| &r.start)) {
+        let phrase = cfg.reasoning_phrases.iter().map(|(s, _)| s);
+        for m in text_markers.chain(tool_markers).chain(cfg.dropped_in_content()).chain(cfg.raw_code.as_ref().map(|r| &r.start)).chain(phrase) {
             m.mark_first_bytes(&mut p.text_marker_bytes);
         }
         for b in cfg.call_prefixes.iter().filter_map(|t| t.as_bytes().first()) {
@@ -344,7 +352,7 @@ impl AutoParser {
         // JSON arguments cannot be taken back once streamed, so a JSON call goes out once they are
         // whole and valid; until then it can still be rolled back into content (`json_hold.rs`).
         let holds_json = self.holds_json_call();
-        let held_whole = self.held_until_closed();
+        let held_whole = self.held_until_closed() || self.json_call_in_tagged_open();
         let call = &mut self.call;
         if !call.committed {
             if held_whole || !(call.header_ready && call.data.tool.is_some()) {
@@ -384,7 +392,7 @@ impl AutoParser {
             call.id_sent = true;
             out.push(Delta::ToolCall { index: call.index, id: Some(call.data.id.clone()), name: None, arguments: None });
         }
-        if self.hold_string_arguments() {
+        if self.hold_string_arguments() || self.hold_wrapped_arguments() {
             return;
         }
         if !self.call.data.args.is_empty() {
@@ -429,7 +437,10 @@ impl AutoParser {
 
     /// A tool call broke: roll it back into content if nothing of it was emitted yet.
     fn fail_call(&mut self, abs: usize, msg: &str, out: &mut Vec<Delta>) {
-        let message = self.broken_call_message(msg);
+        let mut message = self.broken_call_message(msg);
+        if self.call.json_in_tagged && !self.call.committed {
+            message.push_str("; a JSON call object in a tagged call's markers that does not parse stays content (rule R23)");
+        }
         self.diag(abs, message);
         self.release_string_arguments();
         if self.call.committed {
@@ -472,6 +483,7 @@ impl AutoParser {
             &State::Reasoning { started, checked, .. } => self.step_reasoning(started || checked, text, abs, eof, out),
             &State::ReasoningCall { scanned } => self.step_reasoning_call(scanned, text, abs, eof, out),
             State::Content => self.step_content(text, abs, eof, out),
+            &State::PhraseReasoning { scanned } => self.step_phrase_reasoning(scanned, text, abs, eof, out),
             State::Wrapped => self.step_wrapped(text, abs, eof, out),
             &State::Tool(t) => self.step_tool(t, text, abs, eof),
             &State::RawCode { scanned } => self.step_raw_code(scanned, text, abs, eof, out),
@@ -805,6 +817,7 @@ impl AutoParser {
         }
         wanted.extend(cfg.dropped_in_content());
         wanted.extend(cfg.raw_code.as_ref().map(|r| &r.start));
+        wanted.extend(cfg.reasoning_phrases.as_ref().map(|(s, _)| s));
         let others = wanted.len();
         // The marker-less calls' configurations are built once what this step reads (up to its first
         // marker) holds one of their first bytes; until then no trigger or fence can be in it, so that
@@ -846,6 +859,10 @@ impl AutoParser {
             [section, call, wrapped].into_iter().flatten().min_by_key(|((s, _), _, _)| *s)
         });
         let wrap = self.cfg.content_wrap.as_ref().and_then(|(s, _)| scope.find(s));
+        let phrase = self.start_phrase().and_then(|m| scope.find(m)).map(|(s, _)| s);
+        if let Some(s) = phrase.filter(|&s| trigger.is_none_or(|((t, _), _, _)| s < t) && wrap.is_none_or(|(w, _)| s < w)) {
+            return self.enter_phrase_reasoning(text, abs, s, out);
+        }
         if let Some(step) = self.reasoning_in_content(text, scope, abs, trigger.map(|t| t.0 .0), wrap.map(|w| w.0), out) {
             return step;
         }
@@ -868,7 +885,8 @@ impl AutoParser {
                     let t = self.tools().map_or(0, |t| t.trigger.holdback(text).max(t.call_trigger.holdback(text)).max(t.wrapper_trigger.holdback(text)));
                     let w = self.cfg.content_wrap.as_ref().map_or(0, |(s, _)| s.holdback(text));
                     let eot = self.cfg.dropped_in_content().map(|m| m.holdback(text)).max().unwrap_or(0);
-                    let keep = t.max(w).max(self.reasoning_holdback(text)).max(eot).max(self.fallback_holdback(text)).max(self.raw_code_holdback(text));
+                    let phrase = self.start_phrase().map_or(0, |m| m.holdback(text));
+                    let keep = t.max(w).max(self.reasoning_holdback(text)).max(eot).max(self.fallback_holdback(text)).max(self.raw_code_holdback(text)).max(phrase);
                     self.call_prefix_holdback(text, keep)
                 };
                 let n = text.len() - keep;

@@ -203,6 +203,9 @@ pub struct Call {
     /// The arguments' first byte was looked at; they open as a JSON string, held (rule R17).
     pub args_checked: bool,
     pub args_string: bool,
+    /// The arguments' opening was looked at for a wrapper key; they open with it, held (rule R38).
+    pub wrap_checked: bool,
+    pub wrap_held: bool,
     /// The one-object-for-an-array departure was reported (rule R16).
     pub object_not_array_said: bool,
     /// The call's first byte was looked at for the other call syntax (rule R20).

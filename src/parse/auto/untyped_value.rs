@@ -13,6 +13,7 @@
 use super::tool::ToolStep;
 use super::{AutoParser, State, Step};
 use crate::parse::json::escape_inner;
+use crate::parse::json_numbers::quote_overflowing_numbers;
 use crate::text::is_space;
 
 /// Where a schema-less tagged value stands.
@@ -74,28 +75,36 @@ impl AutoParser {
     /// The value ended (or the output did): JSON if the held text is a whole object or array, else
     /// the string it was written as. Also closes a value that streamed as a string.
     pub(super) fn finish_untyped_value(&mut self) {
-        let call = &mut self.call;
-        let raw = std::mem::take(&mut call.typed_raw);
-        let sniff = std::mem::take(&mut call.sniff);
+        let raw = std::mem::take(&mut self.call.typed_raw);
+        let sniff = std::mem::take(&mut self.call.sniff);
+        let at = self.call.typed_at;
         if sniff == Sniff::Json {
-            let parsed = serde_json::from_str::<serde_json::Value>(raw.trim_matches(is_space)).ok();
+            let text = raw.trim_matches(is_space);
+            let mut parsed = serde_json::from_str::<serde_json::Value>(text).ok();
+            if parsed.is_none() {
+                // Numbers a double cannot hold, kept as the strings written (rule R44).
+                parsed = quote_overflowing_numbers(text).and_then(|q| serde_json::from_str::<serde_json::Value>(&q).ok());
+                if parsed.is_some() {
+                    self.diag(at, "a number too large for a double in a JSON value: kept as the string written (rule R44)");
+                }
+            }
             if let Some(v) = parsed.filter(|v| v.is_object() || v.is_array()) {
-                call.data.args.push_str(&v.to_string());
+                self.call.data.args.push_str(&v.to_string());
                 let kind = if v.is_object() { "object" } else { "array" };
-                let at = call.typed_at;
                 self.diag(at, format!("argument without a schema holds a JSON {kind}: kept as JSON, not a string (rule R14)"));
                 return;
             }
         }
+        let args = &mut self.call.data.args;
         if sniff == Sniff::Null && raw.trim_matches(is_space) == "null" {
-            call.data.args.push_str("null");
+            args.push_str("null");
             return;
         }
         if sniff != Sniff::Off {
-            call.data.args.push('"');
-            escape_inner(&raw, &mut call.data.args);
+            args.push('"');
+            escape_inner(&raw, args);
         }
-        call.data.args.push('"');
+        args.push('"');
     }
 }
 
