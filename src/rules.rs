@@ -243,8 +243,8 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "R31",
         name: "missing per-call opener",
-        departure: r#"a call without its per-call opener right after the section opener (`<｜tool▁calls▁begin｜>f<｜tool▁sep｜>{…}<｜tool▁call▁end｜>`, no `<｜tool▁call▁begin｜>`)"#,
-        action: r#"read from what the opener would have introduced: the template's name marker, or a declared tool's name followed by what follows a name; a section that reads no call gives its opener back to the content"#,
+        departure: r#"a call without its per-call opener right after the section opener (`<｜tool▁calls▁begin｜>f<｜tool▁sep｜>{…}<｜tool▁call▁end｜>`, no `<｜tool▁call▁begin｜>`), or without its per-call closer right before the section closer"#,
+        action: r#"read from what the opener would have introduced: the template's name marker, or a declared tool's name followed by what follows a name; a section that reads no call gives its opener back to the content. A closer left out: the call ends at the section's closer"#,
         example: r#"<｜tool▁calls▁begin｜>f<｜tool▁sep｜>{…}<｜tool▁call▁end｜>"#,
     },
     Rule {

@@ -199,3 +199,28 @@ fn r27_a_call_without_its_opener_after_the_section_opener_is_read_from_its_name(
     assert_eq!((m.tool_calls.len(), m.content.as_str()), (0, out.as_str()));
     assert!(!has(&d, "R31") && d.iter().any(|x| x.contains("section not closed")), "{d:?}");
 }
+
+#[test]
+fn r31_a_call_without_its_closer_before_the_section_closer_is_read() {
+    let weather = || vec![("get_weather".to_string(), json!({"city": "Paris"}))];
+    // Kimi K2: the per-call closer left out, alone or together with the per-call opener.
+    let (begin, call, args, end, close) = ("<|tool_calls_section_begin|>", "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>", "<|tool_calls_section_end|>");
+    for opener in [call, ""] {
+        let out = format!(r#"{begin}{opener}functions.get_weather:0{args}{{"city": "Paris"}}{close}"#);
+        let (m, d) = parse("Kimi-K2-Thinking.jinja", &opts(), &out);
+        assert_eq!((calls(&m), m.content.as_str()), (weather(), ""), "{out}: {d:?}");
+        assert!(d.iter().any(|x| x.contains("left out before the section's end marker (rule R31)")), "{d:?}");
+    }
+    // DeepSeek V3.1: the same departure in another format.
+    const V31: &str = "deepseek-ai-DeepSeek-V3.1.jinja";
+    let o = RequestOptions { extra_context: json!({ "thinking": false }).as_object().cloned().unwrap_or_default(), ..opts() };
+    let out = r#"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Paris"}<｜tool▁calls▁end｜>"#;
+    let (m, d) = parse(V31, &o, out);
+    assert_eq!((calls(&m), m.content.as_str()), (weather(), ""), "{d:?}");
+    assert!(has(&d, "R31"), "{d:?}");
+    // The canonical layout says nothing of it.
+    let out = format!(r#"{begin}{call}functions.get_weather:0{args}{{"city": "Paris"}}{end}{close}"#);
+    let (m, d) = parse("Kimi-K2-Thinking.jinja", &opts(), &out);
+    assert_eq!(calls(&m), weather());
+    assert!(!has(&d, "R31"), "{d:?}");
+}

@@ -161,7 +161,22 @@ impl AutoParser {
                 goto(self, next, n)
             }
             Expect::NeedMore => Step::Wait,
-            Expect::No => self.closer_missing(&m.core, "tool-call arguments", text, abs, eof).unwrap_or_else(|| goto(self, ToolStep::AfterArgs(k.next()), 0)),
+            Expect::No => {
+                if k == Closing::CallEnd {
+                    match t.section_end.expect(text, eof) {
+                        // The call's closer left out right before the section's (rule R31): the call
+                        // ends here, the section's closer is read as always.
+                        Expect::Matched(_) => {
+                            let at = abs + (text.len() - text.trim_start_matches(is_space).len());
+                            self.diag(at, format!("per-call end marker {:?} left out before the section's end marker (rule R31)", m.core.trim()));
+                            return goto(self, ToolStep::AfterArgs(k.next()), 0);
+                        }
+                        Expect::NeedMore => return Step::Wait,
+                        Expect::No => {}
+                    }
+                }
+                self.closer_missing(&m.core, "tool-call arguments", text, abs, eof).unwrap_or_else(|| goto(self, ToolStep::AfterArgs(k.next()), 0))
+            }
         }
     }
 
