@@ -95,7 +95,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "R11",
         name: "call-prefix token",
-        departure: r#"a lone token of the template source right before a call (`<|python_tag|>{"name": …}`), or a special-token-shaped word (`<|word|>`) the template does not write right before a call that starts the content"#,
+        departure: r#"a lone token of the template source right before a call (`<|python_tag|>{"name": …}`)"#,
         action: r#"read as part of the call"#,
         example: r#"<|python_tag|>{"name": "f", "parameters": {}}"#,
     },
@@ -223,7 +223,7 @@ pub const RULES: &[Rule] = &[
         id: "R28",
         name: "bare JSON call",
         departure: r#"a JSON call object (`{"name": …, "arguments": …}`), or a `[…]` array of them, at the start of a line with none of the call markers the template writes (left out by the model, or by a decoder that skipped special tokens: Mistral's `[TOOL_CALLS]`)"#,
-        action: r#"read as calls once the whole object (or array) is seen to be calls of declared tools, with valid JSON arguments and no member a call does not have, in the template's own call object where it writes JSON calls (else `name` / `arguments` / `id`); anything else stays content as written, and the template's markers in it are read as always (an undeclared name is said in a diagnostic). Composed with R20's syntax: a `[…]` list of pythonic calls (`[get_weather(city="Paris")]`) alone on its line, with keyword arguments whose literal values parse, is read the same way, and so is one pythonic call without its list where the content starts (after reasoning), alone on its line"#,
+        action: r#"read as calls once the whole object (or array) is seen to be calls of declared tools, with valid JSON arguments and no member a call does not have, in the template's own call object where it writes JSON calls (else `name` / `arguments` / `id`); anything else stays content as written, and the template's markers in it are read as always (an undeclared name is said in a diagnostic). Composed with R20's syntax: a `[…]` list of pythonic calls (`[get_weather(city="Paris")]`) alone on its line, with keyword arguments whose literal values parse, is read the same way"#,
         example: r#"{"name": "get_weather", "arguments": {"city": "Paris"}} without [TOOL_CALLS]"#,
     },
     Rule {

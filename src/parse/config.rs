@@ -194,14 +194,6 @@ pub enum BareCallPlace {
     LineStart,
     /// A ```` ```json ```` fenced JSON call that is the whole output (rule R34).
     WholeOutputFence,
-    /// Right after a call-prefix token of the template source (`<|python_tag|>`, rule R11): a call in
-    /// any syntax the configuration reads — a JSON object, a `[…]` list, or a pythonic call without
-    /// its list (`<|python_tag|>get_weather(city="Paris")`), which the token makes unambiguous.
-    AfterToken,
-    /// A pythonic call without its list at the start of the output's content (after reasoning), alone
-    /// on its line, optionally after one special-token-shaped word the template does not write
-    /// (`<|python_tag|>get_weather(city="Paris")`): it has no trigger, the content step checks there.
-    OutputStart,
 }
 
 /// One tool format the fallback tries: the whole configuration with it as the tool format, and
@@ -268,8 +260,6 @@ pub fn fallback_configs(analysis: &Analysis, options: &RequestOptions) -> Vec<Fa
 
 /// Rule R28: a bare JSON call (or array of calls) with none of the template's call markers.
 pub const BARE_CALL_NOTE: &str = "a tool call with none of the template's call markers, naming a declared tool: read as a call (rule R28)";
-/// Rule R11: a call right after a call-prefix token of the template source.
-pub const PREFIXED_CALL_NOTE: &str = "a token of the template source right before a tool call read as part of the call (rule R11)";
 /// Rule R34: an output that is only a fenced JSON call.
 pub const FENCED_CALL_NOTE: &str = "an output that is only a ```json fenced JSON tool call naming a declared tool: read as a call (rule R34)";
 
@@ -277,20 +267,6 @@ pub const FENCED_CALL_NOTE: &str = "an output that is only a ```json fenced JSON
 /// tool format whose own calls are not bare JSON (that format reads those already).
 pub fn bare_calls_apply(base: &ParserConfig) -> bool {
     base.tools.as_ref().is_some_and(|t| !t.trigger_is_body && !t.tools.is_empty())
-}
-
-/// Whether `base` reads a call right after one of its call-prefix tokens (rule R11 composed with the
-/// call syntaxes): its request has tools and its template source such a token.
-/// A template whose own calls are bare JSON reads those after the token already (and a pythonic call
-/// after it at the content's start: `BareCallPlace::OutputStart`).
-pub fn prefixed_calls_apply(base: &ParserConfig) -> bool {
-    !base.call_prefixes.is_empty() && bare_calls_apply(base)
-}
-
-/// Whether `base` reads a pythonic call without markers at the start of the content (its request
-/// has tools and its template a tool format).
-pub fn start_calls_apply(base: &ParserConfig) -> bool {
-    base.tools.as_ref().is_some_and(|t| !t.tools.is_empty())
 }
 
 /// The first bytes of the marker-less calls' triggers and of a code fence (`{`, `[`, `` ` ``).
@@ -303,7 +279,7 @@ pub const BARE_CALL_FIRST_BYTES: [u8; 3] = [b'{', b'[', b'`'];
 /// pays for it (the parser builds them only once content holds one of their first bytes); only
 /// declared names make them calls. None without [`bare_calls_apply`].
 pub fn bare_call_configs(base: &ParserConfig) -> Vec<FallbackConfig> {
-    let Some(own) = base.tools.as_ref().filter(|_| start_calls_apply(base)) else { return Vec::new() };
+    let Some(own) = base.tools.as_ref().filter(|_| bare_calls_apply(base)) else { return Vec::new() };
     let mut json = if own.format == ToolFormat::JsonNative {
         own.json.clone()
     } else {
@@ -317,15 +293,7 @@ pub fn bare_call_configs(base: &ParserConfig) -> Vec<FallbackConfig> {
         let body = open.is_empty();
         // A pythonic list (rule R20's syntax) starts as the array does, with `[`; a pythonic call without
         // its list has no trigger: searching content for every tool's name made parsing 4-7x slower.
-        let trigger = Marker::new(if place == BareCallPlace::OutputStart {
-            ""
-        } else if !body {
-            open
-        } else if array {
-            "["
-        } else {
-            "{"
-        });
+        let trigger = Marker::new(if !body { open } else if array { "[" } else { "{" });
         let t = ToolConfig {
             format: ToolFormat::JsonNative,
             section_start: blank(),
@@ -359,11 +327,7 @@ pub fn bare_call_configs(base: &ParserConfig) -> Vec<FallbackConfig> {
             counter_head: None,
             undeclared: false,
         };
-        let note = match place {
-            BareCallPlace::WholeOutputFence => FENCED_CALL_NOTE,
-            BareCallPlace::AfterToken => PREFIXED_CALL_NOTE,
-            BareCallPlace::LineStart | BareCallPlace::OutputStart => BARE_CALL_NOTE,
-        };
+        let note = if place == BareCallPlace::WholeOutputFence { FENCED_CALL_NOTE } else { BARE_CALL_NOTE };
         let mut cfg = ParserConfig {
             tools: Some(t),
             bare_note: Some(note),
@@ -374,28 +338,17 @@ pub fn bare_call_configs(base: &ParserConfig) -> Vec<FallbackConfig> {
             unwritten_closer: blank(),
             ..base.clone()
         };
-        if place != BareCallPlace::WholeOutputFence {
+        if place == BareCallPlace::LineStart {
             // The syntax dimension composes with this one: pythonic calls where an object is due (R20).
             cfg.pythonic = call_syntax::pythonic_variant(&cfg).map(Rc::new);
         }
         FallbackConfig { cfg: Rc::new(cfg), line_start: place == BareCallPlace::LineStart, bare: Some(place) }
     };
-    let mut out = Vec::new();
-    if bare_calls_apply(base) {
-        out.push(variant("", "", false, BareCallPlace::LineStart));
-        out.push(variant("", "", true, BareCallPlace::LineStart));
-        out.push(variant("```json", "```", false, BareCallPlace::WholeOutputFence));
-    }
-    if prefixed_calls_apply(base) {
-        // Two per token: what follows it is read as a list or as one call (`AutoParser` picks by
-        // the byte after the token).
-        for p in &base.call_prefixes {
-            out.push(variant(p, "", false, BareCallPlace::AfterToken));
-            out.push(variant(p, "", true, BareCallPlace::AfterToken));
-        }
-    }
-    out.push(variant("", "", false, BareCallPlace::OutputStart));
-    out
+    vec![
+        variant("", "", false, BareCallPlace::LineStart),
+        variant("", "", true, BareCallPlace::LineStart),
+        variant("```json", "```", false, BareCallPlace::WholeOutputFence),
+    ]
 }
 
 impl ParserConfig {

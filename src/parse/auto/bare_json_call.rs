@@ -17,10 +17,10 @@
 //! ordinary JSON call states, which cannot fail on it. The scan is incremental (`Ahead` resumes
 //! where it stopped), and no candidate starts inside a rejected one, so the cost stays O(n).
 
-use super::tool::{match_name, NameMatch, ToolStep};
+use super::tool::ToolStep;
 use super::{AutoParser, State, Step};
 use crate::api::Delta;
-use crate::parse::config::{bare_call_configs, BareCallPlace, FallbackConfig, ToolConfig};
+use crate::parse::config::{BareCallPlace, FallbackConfig, ToolConfig};
 use crate::parse::json_extent::json_error;
 use crate::parse::jsoncall::{CallData, CallFeed, JsonCall};
 use crate::parse::pythonic_check::{starts_call, PyCheck, PythonicCall};
@@ -84,9 +84,6 @@ impl Ahead {
             match self.phase {
                 Phase::Open => match c {
                     _ if is_space(c) => {}
-                    // At the output's start only the list-less pythonic call is looked for (R28 reads
-                    // an object or a list at any line start).
-                    '[' | '{' if place == BareCallPlace::OutputStart => return Verdict::Not(at, "no pythonic call"),
                     '[' if !self.in_array && self.objects == 0 => self.in_array = true,
                     '{' => {
                         self.objects += 1;
@@ -111,10 +108,7 @@ impl Ahead {
                 Phase::Pythonic => match self.call.feed(c, t) {
                     PyCheck::More => {}
                     PyCheck::Not(why) => return Verdict::Not(at, why),
-                    PyCheck::Done if self.in_array => self.phase = Phase::After,
-                    // After a call-prefix token the call needs no line of its own.
-                    PyCheck::Done if place == BareCallPlace::AfterToken => return Verdict::Call,
-                    PyCheck::Done => self.phase = Phase::LineEnd,
+                    PyCheck::Done => self.phase = if self.in_array { Phase::After } else { Phase::LineEnd },
                 },
                 Phase::LineEnd => match c {
                     '\n' => return Verdict::Call,
@@ -132,7 +126,7 @@ impl Ahead {
                         if self.json.unknown_key().is_some() {
                             return Verdict::Not(at, "a member no call object has");
                         }
-                        if !self.in_array && matches!(place, BareCallPlace::LineStart | BareCallPlace::AfterToken) {
+                        if !self.in_array && place == BareCallPlace::LineStart {
                             return Verdict::Call;
                         }
                         self.phase = Phase::After;
@@ -143,9 +137,6 @@ impl Ahead {
                     ',' if self.in_array => self.phase = Phase::Open,
                     ']' if self.in_array => {
                         self.in_array = false;
-                        if place == BareCallPlace::AfterToken {
-                            return Verdict::Call;
-                        }
                         if self.pythonic {
                             self.phase = Phase::LineEnd;
                             continue;
@@ -185,9 +176,6 @@ impl AutoParser {
         let here = match place {
             BareCallPlace::LineStart => self.line_start_after(before) && abs + s >= self.bare_from,
             BareCallPlace::WholeOutputFence => !self.content_started && self.calls == 0 && before.chars().all(is_space),
-            BareCallPlace::AfterToken => abs + s >= self.bare_from,
-            // Never a trigger's place: `output_start_call` checks there.
-            BareCallPlace::OutputStart => false,
         };
         if !here {
             return self.not_bare_call(place, text, (s, e), out);
@@ -197,21 +185,10 @@ impl AutoParser {
             self.emit_content(before, out);
             return Step::Adv(s);
         }
-        let chosen;
-        let f = if place == BareCallPlace::AfterToken {
-            let rest = text.get(e..).unwrap_or("").trim_start_matches(is_space);
-            if rest.is_empty() && !eof {
-                return Step::Wait;
-            }
-            chosen = self.after_token_variant(f, rest.starts_with('['));
-            &chosen
-        } else {
-            f
-        };
         let Some(t) = f.cfg.tools.as_ref() else { return self.not_bare_call(place, text, (s, e), out) };
         let mut ahead = match self.ahead.take() {
             Some(a) if a.at == abs => a,
-            _ => Ahead { at: abs, fed: if place == BareCallPlace::LineStart { 0 } else { e }, ..Ahead::default() },
+            _ => Ahead { at: abs, fed: if place == BareCallPlace::WholeOutputFence { e } else { 0 }, ..Ahead::default() },
         };
         match ahead.check(text, t, place, f.cfg.pythonic.is_some(), eof) {
             Verdict::NeedMore => {
@@ -234,15 +211,6 @@ impl AutoParser {
                 self.not_bare_call(place, text, (s, e), out)
             }
         }
-    }
-
-    /// Of the two configurations of a call-prefix token, the one that reads a `[…]` list (`list`) or
-    /// the one that reads a single call.
-    fn after_token_variant(&self, f: &FallbackConfig, list: bool) -> FallbackConfig {
-        let core = |g: &FallbackConfig| g.cfg.tools.as_ref().map(|t| t.trigger.core.clone());
-        let wrapped = |g: &FallbackConfig| g.cfg.tools.as_ref().is_some_and(|t| t.json.array_wrapped);
-        let found = self.fallback.iter().find(|g| g.bare == Some(BareCallPlace::AfterToken) && core(g) == core(f) && wrapped(g) == list);
-        found.unwrap_or(f).clone()
     }
 
     /// The trigger at `s..e` starts no call: text (a fence's opener also opens a code block).
@@ -269,136 +237,5 @@ impl AutoParser {
         }
         self.state = State::Tool(ToolStep::JsonEnd);
         Some(Step::Adv(0))
-    }
-}
-
-/// The length of a special-token-shaped word at the start of `rest` (`<|python_tag|>`), 0 when there
-/// is none; `None` when `rest` may still grow into one.
-fn token_word(rest: &str, eof: bool) -> Option<usize> {
-    const LONGEST: usize = 40;
-    let Some(body) = rest.strip_prefix("<|") else {
-        return Some(0).filter(|_| eof || !"<|".starts_with(rest) || rest.is_empty());
-    };
-    let word = body.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_').count();
-    match body.get(word..) {
-        Some(after) if after.starts_with("|>") && word > 0 && word <= LONGEST => Some(2 + word + 2),
-        Some(after) if !eof && word <= LONGEST && "|>".starts_with(after) => None,
-        _ => Some(0),
-    }
-}
-
-impl AutoParser {
-    /// At the start of the content (rule R28 composed with R20's syntax, `BareCallPlace::OutputStart`):
-    /// a pythonic call of a declared tool without its list, alone on its line, optionally after one
-    /// special-token-shaped word the template does not write (`<|python_tag|>get_weather(…)`, read as
-    /// part of the call: rule R11). Checked once, before anything else of the content; `None` lets the
-    /// content step run as if there were no check (nothing was consumed).
-    pub(super) fn output_start_call(&mut self, text: &str, abs: usize, eof: bool, out: &mut Vec<Delta>) -> Option<Step> {
-        if self.start_checked {
-            return None;
-        }
-        if self.content_started || self.calls > 0 {
-            self.start_checked = true;
-            return None;
-        }
-        let rest = text.trim_start_matches(is_space);
-        if rest.is_empty() {
-            // Blanks first: what follows them decides (held, so that every chunking decides alike).
-            return (!eof).then_some(Step::Wait);
-        }
-        let Some(token) = token_word(rest, eof) else { return Some(Step::Wait) };
-        let known = token > 0 && self.is_template_marker(rest.get(..token).unwrap_or(""));
-        let first = rest.get(token..).and_then(|r| r.chars().next());
-        match first {
-            None if !eof => return Some(Step::Wait),
-            Some(c) if starts_call(c) && !known => {}
-            _ => {
-                self.start_checked = true;
-                return None;
-            }
-        }
-        // Most content starts with a word no tool's name begins with: said at its first letters,
-        // before anything is built.
-        match self.may_name_a_tool(rest.get(token..).unwrap_or(""), eof) {
-            None => return Some(Step::Wait),
-            Some(false) => {
-                self.start_checked = true;
-                return None;
-            }
-            Some(true) => {}
-        }
-        let lead = text.len() - rest.len();
-        if lead > 0 {
-            self.emit_content(text.get(..lead).unwrap_or(""), out);
-            return Some(Step::Adv(lead));
-        }
-        if self.bare_unbuilt || self.fallback.is_empty() {
-            self.bare_unbuilt = false;
-            self.fallback = Rc::new(bare_call_configs(&self.base));
-        }
-        let Some(f) = self.fallback.iter().find(|g| g.bare == Some(BareCallPlace::OutputStart)).cloned() else {
-            self.start_checked = true;
-            return None;
-        };
-        let t = f.cfg.tools.as_ref()?;
-        let named = f.cfg.pythonic.as_ref().and_then(|v| v.tools.as_ref()).map(|v| match_name(rest.get(token..).unwrap_or(""), v, eof));
-        match named {
-            Some(NameMatch::NeedMore) => return Some(Step::Wait),
-            Some(NameMatch::Found(..)) => {}
-            _ => {
-                self.start_checked = true;
-                return None;
-            }
-        }
-        let mut ahead = match self.ahead.take() {
-            Some(a) if a.at == abs => a,
-            _ => Ahead { at: abs, fed: token, ..Ahead::default() },
-        };
-        match ahead.check(text, t, BareCallPlace::OutputStart, f.cfg.pythonic.is_some(), eof) {
-            Verdict::NeedMore => {
-                self.ahead = Some(ahead);
-                Some(Step::Wait)
-            }
-            Verdict::Call => {
-                self.start_checked = true;
-                if token > 0 {
-                    self.diag(abs, format!("token {:?} before a tool call read as part of the call (rule R11)", text.get(..token).unwrap_or("")));
-                }
-                self.cfg = Rc::clone(&f.cfg);
-                self.begin_call(abs, text.get(..token).unwrap_or(""));
-                self.in_array = false;
-                self.section_open = false;
-                self.state = State::Tool(ToolStep::JsonOpen);
-                Some(Step::Adv(token))
-            }
-            Verdict::Not(..) => {
-                self.start_checked = true;
-                None
-            }
-        }
-    }
-
-    /// Whether `rest` starts with a declared tool's name followed by `(`; `None` while it may still.
-    fn may_name_a_tool(&self, rest: &str, eof: bool) -> Option<bool> {
-        let word = rest.find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))).unwrap_or(rest.len());
-        let (w, after) = rest.split_at(word);
-        let names = self.base.tools.iter().flat_map(|t| &t.tools).map(|d| d.name.as_str());
-        let mut open = false;
-        for name in names {
-            if name == w && after.starts_with('(') {
-                return Some(true);
-            }
-            open |= after.is_empty() && name.starts_with(w);
-        }
-        if open && !eof { None } else { Some(false) }
-    }
-
-    /// Whether `word` is one of the markers the configuration reads in content.
-    fn is_template_marker(&self, word: &str) -> bool {
-        let cfg = &self.base;
-        let tools = cfg.tools.iter().flat_map(|t| [&t.trigger, &t.call_trigger, &t.wrapper_trigger, &t.section_start, &t.per_call_start]);
-        let text = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s, e]);
-        // A call-prefix token is not among them: it is what may stand before a call (rule R11).
-        tools.chain(text).chain(cfg.dropped_in_content()).any(|m| m.core.trim() == word)
     }
 }

@@ -33,7 +33,7 @@ mod tool;
 mod untyped_value;
 mod wrapped_args;
 
-use super::config::{bare_call_configs, bare_calls_apply, fallback_configs, prefixed_calls_apply, start_calls_apply, FallbackConfig, ParserConfig, ToolConfig, BARE_CALL_FIRST_BYTES};
+use super::config::{bare_call_configs, bare_calls_apply, fallback_configs, FallbackConfig, ParserConfig, ToolConfig, BARE_CALL_FIRST_BYTES};
 use super::drive::{machine_parts, Input, Machine};
 use super::emit::{Diagnostics, Emitter};
 use super::marker::{Expect, Marker};
@@ -150,8 +150,6 @@ pub struct AutoParser {
     content_started: bool,
     /// Where the reply's content begins was passed: no content label (rule R47) is looked for after it.
     label_checked: bool,
-    /// The start of the content was checked for a list-less pythonic call (`output_start_call`).
-    start_checked: bool,
     /// The ids the model wrote for this message's calls, as sent.
     sent_ids: Vec<String>,
 }
@@ -160,10 +158,6 @@ pub struct AutoParser {
 /// one (ids must tell a message's calls apart: a client answers each by its id), said so; a new one is
 /// remembered.
 fn unique_id(call: &mut Call, sent: &mut Vec<String>, diags: &mut Diagnostics) {
-    // No id written: one is generated (and generated ids never repeat).
-    if call.data.id.is_empty() {
-        return;
-    }
     if sent.contains(&call.data.id) {
         diags.add(call.start, format!("tool call id {:?} repeats an earlier call's: replaced by a generated id (rule R46)", call.data.id));
         call.data.id.clear();
@@ -190,12 +184,11 @@ impl AutoParser {
         dialects.extend(crate::parse::call_syntax::bracket_departures(&mut cfg).map(Rc::new));
         let cfg = Rc::new(cfg);
         let fallback = fallback_configs(analysis, options);
-        let bare_unbuilt = bare_calls_apply(&cfg) || prefixed_calls_apply(&cfg);
-        let start_checked = !start_calls_apply(&cfg);
+        let bare_unbuilt = bare_calls_apply(&cfg);
         let mut p = AutoParser {
             base: Rc::clone(&cfg),
             dialects,
-            fence: Rc::new(Marker::new(if fallback.is_empty() && !bare_calls_apply(&cfg) { "" } else { FENCE })),
+            fence: Rc::new(Marker::new(if fallback.is_empty() && !bare_unbuilt { "" } else { FENCE })),
             fallback: Rc::new(fallback),
             line_start: true,
             in_code: false,
@@ -220,7 +213,6 @@ impl AutoParser {
             bare_from: 0,
             content_started: false,
             label_checked: false,
-            start_checked,
             sent_ids: Vec::new(),
         };
         let cfg = Rc::clone(&p.cfg);
@@ -240,7 +232,7 @@ impl AutoParser {
         if !fallback.is_empty() {
             p.text_marker_bytes[usize::from(b'`')] = true;
         }
-        if bare_calls_apply(&cfg) {
+        if p.bare_unbuilt {
             for b in BARE_CALL_FIRST_BYTES {
                 p.text_marker_bytes[usize::from(b)] = true;
             }
@@ -802,9 +794,6 @@ impl AutoParser {
         if let Some(step) = self.content_label(text, abs, eof, out) {
             return step;
         }
-        if let Some(step) = self.output_start_call(text, abs, eof, out) {
-            return step;
-        }
         // Every marker this step looks for is searched only up to the first one present (see Scope).
         let cfg = Rc::clone(&self.cfg);
         let mut wanted: Vec<&Marker> = Vec::new();
@@ -825,9 +814,7 @@ impl AutoParser {
         let mut unbuilt_scope = None;
         if self.bare_unbuilt {
             let s = Scope::new(text, &wanted);
-            let bytes = s.text().as_bytes();
-            let prefix = self.base.call_prefixes.iter().filter_map(|p| p.as_bytes().first()).any(|b| bytes.contains(b));
-            if prefix || bare_calls_apply(&self.base) && has_any_byte(bytes, &BARE_CALL_FIRST_BYTES) {
+            if has_any_byte(s.text().as_bytes(), &BARE_CALL_FIRST_BYTES) {
                 self.bare_unbuilt = false;
                 self.fallback = Rc::new(bare_call_configs(&self.base));
             } else {
@@ -1188,9 +1175,8 @@ impl Machine for AutoParser {
         if !self.trail.is_empty() || self.after_block || chunk.bytes().any(|b| self.text_marker_bytes[usize::from(b)]) {
             return false;
         }
-        // Until the content label's place is passed (rule R47), and the content's start checked for a
-        // list-less pythonic call (`output_start_call`), content is stepped.
-        if !self.label_checked && !self.cfg.content_label.is_empty() || !self.start_checked && matches!(self.state, State::Content | State::Wrapped) {
+        // Until the content label's place is passed (rule R47), content is stepped.
+        if !self.label_checked && !self.cfg.content_label.is_empty() {
             return false;
         }
         match self.state {
