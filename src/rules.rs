@@ -10,7 +10,7 @@
 //! `tools.1`–`8` for the others, so no label looks like a rule id); R3 and R6 were only phases (R6:
 //! reasoning the prompt opens, README "Reasoning the prompt opens", an analysis diagnostic); R32
 //! was renumbered R28 when two branches merged. Two rows share R5 (the same rule in the engine and
-//! in the Ministral format); the two rows without an id are accepted without a diagnostic.
+//! in the Ministral format); the row without an id is not a departure (no diagnostic).
 
 /// One leniency rule (a row of the README table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,7 +95,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "R11",
         name: "call-prefix token",
-        departure: r#"a lone token of the template source right before a call (`<|python_tag|>{"name": …}`)"#,
+        departure: r#"a lone token of the template source right before a call (`<|python_tag|>{"name": …}`), or a special-token-shaped word (`<|word|>`) the template does not write right before a call that starts the content"#,
         action: r#"read as part of the call"#,
         example: r#"<|python_tag|>{"name": "f", "parameters": {}}"#,
     },
@@ -114,10 +114,10 @@ pub const RULES: &[Rule] = &[
         example: r#"<tool_call>{"name": "f", "arguments": {}}</tool_call> from a template that renders no calls"#,
     },
     Rule {
-        id: "",
+        id: "R50",
         name: "OpenAI wrapper or parameters",
         departure: r#"the OpenAI wrapper `{"type": "function", "function": {…}}`, or `parameters` for `arguments` (or the reverse), in a JSON call"#,
-        action: r#"accepted in every JSON call format"#,
+        action: r#"accepted in every JSON call format, with a diagnostic"#,
         example: r#"{"type": "function", "function": {"name": "f", "parameters": {}}}"#,
     },
     Rule {
@@ -223,7 +223,7 @@ pub const RULES: &[Rule] = &[
         id: "R28",
         name: "bare JSON call",
         departure: r#"a JSON call object (`{"name": …, "arguments": …}`), or a `[…]` array of them, at the start of a line with none of the call markers the template writes (left out by the model, or by a decoder that skipped special tokens: Mistral's `[TOOL_CALLS]`)"#,
-        action: r#"read as calls once the whole object (or array) is seen to be calls of declared tools, with valid JSON arguments and no member a call does not have, in the template's own call object where it writes JSON calls (else `name` / `arguments` / `id`); anything else stays content as written, and the template's markers in it are read as always (an undeclared name is said in a diagnostic). Composed with R20's syntax: a `[…]` list of pythonic calls (`[get_weather(city="Paris")]`) alone on its line, with keyword arguments whose literal values parse, is read the same way"#,
+        action: r#"read as calls once the whole object (or array) is seen to be calls of declared tools, with valid JSON arguments and no member a call does not have, in the template's own call object where it writes JSON calls (else `name` / `arguments` / `id`); anything else stays content as written, and the template's markers in it are read as always (an undeclared name is said in a diagnostic). Composed with R20's syntax: a `[…]` list of pythonic calls (`[get_weather(city="Paris")]`) alone on its line, with keyword arguments whose literal values parse, is read the same way, and so is one pythonic call without its list where the content starts (after reasoning), alone on its line, after a special-token-shaped word (rule R11: `<|python_tag|>get_weather(city="Paris")`)"#,
         example: r#"{"name": "get_weather", "arguments": {"city": "Paris"}} without [TOOL_CALLS]"#,
     },
     Rule {

@@ -194,6 +194,11 @@ pub enum BareCallPlace {
     LineStart,
     /// A ```` ```json ```` fenced JSON call that is the whole output (rule R34).
     WholeOutputFence,
+    /// A pythonic call without its list where the content starts (after reasoning), alone on its
+    /// line, after one special-token-shaped word the template does not write as a marker
+    /// (`<|python_tag|>get_weather(city="Paris")`; rules R28 and R20, R11 for the word). It has no
+    /// trigger: the content step checks there once (`parse::auto::output_start_call`).
+    OutputStart,
 }
 
 /// One tool format the fallback tries: the whole configuration with it as the tool format, and
@@ -279,7 +284,26 @@ pub const BARE_CALL_FIRST_BYTES: [u8; 3] = [b'{', b'[', b'`'];
 /// pays for it (the parser builds them only once content holds one of their first bytes); only
 /// declared names make them calls. None without [`bare_calls_apply`].
 pub fn bare_call_configs(base: &ParserConfig) -> Vec<FallbackConfig> {
-    let Some(own) = base.tools.as_ref().filter(|_| bare_calls_apply(base)) else { return Vec::new() };
+    if !bare_calls_apply(base) {
+        return Vec::new();
+    }
+    [("", "", false, BareCallPlace::LineStart), ("", "", true, BareCallPlace::LineStart), ("```json", "```", false, BareCallPlace::WholeOutputFence)]
+        .into_iter()
+        .filter_map(|(open, close, array, place)| bare_variant(base, open, close, array, place))
+        .collect()
+}
+
+/// The configuration of a pythonic call without its list where the content starts
+/// (`BareCallPlace::OutputStart`): built only once the content's first word names a declared tool.
+/// None without tools.
+pub fn start_call_config(base: &ParserConfig) -> Option<FallbackConfig> {
+    bare_variant(base, "", "", false, BareCallPlace::OutputStart)
+}
+
+/// One marker-less call configuration of `base`: `open`/`close` around the call (a fence), or
+/// none; an array of calls or one; read at `place`.
+fn bare_variant(base: &ParserConfig, open: &str, close: &str, array: bool, place: BareCallPlace) -> Option<FallbackConfig> {
+    let own = base.tools.as_ref().filter(|t| !t.tools.is_empty())?;
     let mut json = if own.format == ToolFormat::JsonNative {
         own.json.clone()
     } else {
@@ -289,66 +313,68 @@ pub fn bare_call_configs(base: &ParserConfig) -> Vec<FallbackConfig> {
         json.id_keys.push("id".into());
     }
     let blank = Marker::default;
-    let variant = |open: &str, close: &str, array: bool, place: BareCallPlace| {
-        let body = open.is_empty();
-        // A pythonic list (rule R20's syntax) starts as the array does, with `[`; a pythonic call without
-        // its list has no trigger: searching content for every tool's name made parsing 4-7x slower.
-        let trigger = Marker::new(if !body { open } else if array { "[" } else { "{" });
-        let t = ToolConfig {
-            format: ToolFormat::JsonNative,
-            section_start: blank(),
-            section_end: blank(),
-            per_call_start: Marker::new(open),
-            per_call_end: Marker::new(close),
-            name_prefix: blank(),
-            name_suffix: blank(),
-            close: blank(),
-            args_start: blank(),
-            args_end: blank(),
-            arg_name_prefix: blank(),
-            arg_name_suffix: blank(),
-            value_prefix: blank(),
-            typed_value_prefix: blank(),
-            raw_value: (String::new(), String::new()),
-            value_suffix: blank(),
-            arg_separator: blank(),
-            literal: false,
-            string_delim: String::new(),
-            id_pos: CallIdPosition::None,
-            id_prefix: blank(),
-            id_suffix: blank(),
-            json: JsonLayout { array_wrapped: array, ..json.clone() },
-            tools: own.tools.clone(),
-            trigger,
-            trigger_is_body: body,
-            call_trigger: blank(),
-            wrapper_trigger: blank(),
-            marked_call_separator: blank(),
-            counter_head: None,
-            undeclared: false,
-        };
-        let note = if place == BareCallPlace::WholeOutputFence { FENCED_CALL_NOTE } else { BARE_CALL_NOTE };
-        let mut cfg = ParserConfig {
-            tools: Some(t),
-            bare_note: Some(note),
-            fallback_rule: None,
-            dialect_note: None,
-            pythonic: None,
-            call_prefixes: Vec::new(),
-            unwritten_closer: blank(),
-            ..base.clone()
-        };
-        if place == BareCallPlace::LineStart {
-            // The syntax dimension composes with this one: pythonic calls where an object is due (R20).
-            cfg.pythonic = call_syntax::pythonic_variant(&cfg).map(Rc::new);
-        }
-        FallbackConfig { cfg: Rc::new(cfg), line_start: place == BareCallPlace::LineStart, bare: Some(place) }
+    let body = open.is_empty();
+    // A pythonic list (rule R20's syntax) starts as the array does, with `[`; a pythonic call without
+    // its list has no trigger (searching content for every tool's name made parsing 4-7x slower):
+    // it is looked for only where the content starts, by the content step itself.
+    let trigger = Marker::new(if place == BareCallPlace::OutputStart {
+        ""
+    } else if !body {
+        open
+    } else if array {
+        "["
+    } else {
+        "{"
+    });
+    let t = ToolConfig {
+        format: ToolFormat::JsonNative,
+        section_start: blank(),
+        section_end: blank(),
+        per_call_start: Marker::new(open),
+        per_call_end: Marker::new(close),
+        name_prefix: blank(),
+        name_suffix: blank(),
+        close: blank(),
+        args_start: blank(),
+        args_end: blank(),
+        arg_name_prefix: blank(),
+        arg_name_suffix: blank(),
+        value_prefix: blank(),
+        typed_value_prefix: blank(),
+        raw_value: (String::new(), String::new()),
+        value_suffix: blank(),
+        arg_separator: blank(),
+        literal: false,
+        string_delim: String::new(),
+        id_pos: CallIdPosition::None,
+        id_prefix: blank(),
+        id_suffix: blank(),
+        json: JsonLayout { array_wrapped: array, ..json.clone() },
+        tools: own.tools.clone(),
+        trigger,
+        trigger_is_body: body,
+        call_trigger: blank(),
+        wrapper_trigger: blank(),
+        marked_call_separator: blank(),
+        counter_head: None,
+        undeclared: false,
     };
-    vec![
-        variant("", "", false, BareCallPlace::LineStart),
-        variant("", "", true, BareCallPlace::LineStart),
-        variant("```json", "```", false, BareCallPlace::WholeOutputFence),
-    ]
+    let note = if place == BareCallPlace::WholeOutputFence { FENCED_CALL_NOTE } else { BARE_CALL_NOTE };
+    let mut cfg = ParserConfig {
+        tools: Some(t),
+        bare_note: Some(note),
+        fallback_rule: None,
+        dialect_note: None,
+        pythonic: None,
+        call_prefixes: Vec::new(),
+        unwritten_closer: blank(),
+        ..base.clone()
+    };
+    if place != BareCallPlace::WholeOutputFence {
+        // The syntax dimension composes with this one: pythonic calls where an object is due (R20).
+        cfg.pythonic = call_syntax::pythonic_variant(&cfg).map(Rc::new);
+    }
+    Some(FallbackConfig { cfg: Rc::new(cfg), line_start: place == BareCallPlace::LineStart, bare: Some(place) })
 }
 
 impl ParserConfig {

@@ -337,7 +337,7 @@ impl JsonCall {
         } else if !data.args_seen && !layout.args_direct && args_alias(key, &layout.args_key) {
             // `parameters` where the format writes `arguments`, or the reverse: both name the
             // arguments in the call objects models write.
-            self.leniencies.push(format!("arguments under {key:?} instead of {:?} accepted", layout.args_key));
+            self.leniencies.push(format!("arguments under {key:?} instead of {:?} accepted (rule R50)", layout.args_key));
             Target::Args
         } else if layout.id_keys.iter().any(|k| k == key) {
             Target::Id
@@ -351,7 +351,7 @@ impl JsonCall {
         } else if level == Level::Call && (key == layout.nest_key || key == "function") {
             if !layout.nested {
                 // `{"type": "function", "function": {"name": …, "arguments": …}}`.
-                self.leniencies.push("OpenAI `{\"type\": \"function\", \"function\": {…}}` wrapper accepted".to_string());
+                self.leniencies.push("OpenAI `{\"type\": \"function\", \"function\": {…}}` wrapper accepted (rule R50)".to_string());
             }
             Target::Nest
         } else {

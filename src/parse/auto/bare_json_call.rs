@@ -5,7 +5,8 @@
 //! - rule R34, an output that is only a ```` ```json ```` fenced JSON call;
 //! - rule R28 in rule R20's syntax: a `[…]` list of pythonic calls (`[get_weather(city="Paris")]`)
 //!   alone on its line: the syntax dimension composed with the marker-less one. (A pythonic call
-//!   without its list is not looked for: searching content for every tool's name cost 4-7x.)
+//!   without its list is looked for only where the content starts, `output_start_call.rs`:
+//!   searching all content for every tool's name cost 4-7x.)
 //!
 //! Ordinary text holds JSON too, so such a candidate is read as a call only once all of it is seen
 //! to be one: every object a call naming a declared tool, with valid JSON arguments and no member a
@@ -66,7 +67,7 @@ pub(super) struct Ahead {
     call: PythonicCall,
 }
 
-enum Verdict {
+pub(super) enum Verdict {
     NeedMore,
     Call,
     /// Not a call: the byte at this offset of the candidate shows it (`why`).
@@ -74,9 +75,20 @@ enum Verdict {
 }
 
 impl Ahead {
+    /// A candidate at absolute offset `at`, checked from its byte `fed` on (what comes before is its
+    /// trigger).
+    pub(super) fn new(at: usize, fed: usize) -> Ahead {
+        Ahead { at, fed, ..Ahead::default() }
+    }
+
+    /// Where the candidate starts (absolute).
+    pub(super) fn at(&self) -> usize {
+        self.at
+    }
+
     /// Feed the candidate's text from where the last call stopped.
     /// `pythonic`: the configuration also reads pythonic calls where a call object is due.
-    fn check(&mut self, text: &str, t: &ToolConfig, place: BareCallPlace, pythonic: bool, eof: bool) -> Verdict {
+    pub(super) fn check(&mut self, text: &str, t: &ToolConfig, place: BareCallPlace, pythonic: bool, eof: bool) -> Verdict {
         let from = self.fed;
         for (i, c) in text.get(from..).unwrap_or("").char_indices() {
             let at = from + i;
@@ -84,6 +96,9 @@ impl Ahead {
             match self.phase {
                 Phase::Open => match c {
                     _ if is_space(c) => {}
+                    // Where the content starts only a pythonic call without its list is looked for
+                    // (an object or a list is R28's at any line start).
+                    '[' | '{' if place == BareCallPlace::OutputStart => return Verdict::Not(at, "no pythonic call"),
                     '[' if !self.in_array && self.objects == 0 => self.in_array = true,
                     '{' => {
                         self.objects += 1;
@@ -176,6 +191,8 @@ impl AutoParser {
         let here = match place {
             BareCallPlace::LineStart => self.line_start_after(before) && abs + s >= self.bare_from,
             BareCallPlace::WholeOutputFence => !self.content_started && self.calls == 0 && before.chars().all(is_space),
+            // Never a trigger's place: `output_start_call` checks there.
+            BareCallPlace::OutputStart => false,
         };
         if !here {
             return self.not_bare_call(place, text, (s, e), out);
@@ -188,7 +205,7 @@ impl AutoParser {
         let Some(t) = f.cfg.tools.as_ref() else { return self.not_bare_call(place, text, (s, e), out) };
         let mut ahead = match self.ahead.take() {
             Some(a) if a.at == abs => a,
-            _ => Ahead { at: abs, fed: if place == BareCallPlace::WholeOutputFence { e } else { 0 }, ..Ahead::default() },
+            _ => Ahead::new(abs, if place == BareCallPlace::WholeOutputFence { e } else { 0 }),
         };
         match ahead.check(text, t, place, f.cfg.pythonic.is_some(), eof) {
             Verdict::NeedMore => {

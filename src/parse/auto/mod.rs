@@ -27,6 +27,7 @@ mod lenient_markers;
 mod tag_wrapped_call;
 mod missing_call_opener;
 mod name_decoration;
+mod output_start_call;
 mod raw_code_call;
 mod phrase_reasoning;
 mod tool;
@@ -150,6 +151,8 @@ pub struct AutoParser {
     content_started: bool,
     /// Where the reply's content begins was passed: no content label (rule R47) is looked for after it.
     label_checked: bool,
+    /// The content's start was checked for a pythonic call without markers (`output_start_call`).
+    start_checked: bool,
     /// The ids the model wrote for this message's calls, as sent.
     sent_ids: Vec<String>,
 }
@@ -158,6 +161,10 @@ pub struct AutoParser {
 /// one (ids must tell a message's calls apart: a client answers each by its id), said so; a new one is
 /// remembered.
 fn unique_id(call: &mut Call, sent: &mut Vec<String>, diags: &mut Diagnostics) {
+    // No id written: one is generated (generated ids never repeat).
+    if call.data.id.is_empty() {
+        return;
+    }
     if sent.contains(&call.data.id) {
         diags.add(call.start, format!("tool call id {:?} repeats an earlier call's: replaced by a generated id (rule R46)", call.data.id));
         call.data.id.clear();
@@ -185,6 +192,7 @@ impl AutoParser {
         let cfg = Rc::new(cfg);
         let fallback = fallback_configs(analysis, options);
         let bare_unbuilt = bare_calls_apply(&cfg);
+        let start_checked = !output_start_call::start_calls_apply(&cfg);
         let mut p = AutoParser {
             base: Rc::clone(&cfg),
             dialects,
@@ -213,6 +221,7 @@ impl AutoParser {
             bare_from: 0,
             content_started: false,
             label_checked: false,
+            start_checked,
             sent_ids: Vec::new(),
         };
         let cfg = Rc::clone(&p.cfg);
@@ -794,6 +803,9 @@ impl AutoParser {
         if let Some(step) = self.content_label(text, abs, eof, out) {
             return step;
         }
+        if let Some(step) = self.output_start_call(text, abs, eof, out) {
+            return step;
+        }
         // Every marker this step looks for is searched only up to the first one present (see Scope).
         let cfg = Rc::clone(&self.cfg);
         let mut wanted: Vec<&Marker> = Vec::new();
@@ -1175,8 +1187,9 @@ impl Machine for AutoParser {
         if !self.trail.is_empty() || self.after_block || chunk.bytes().any(|b| self.text_marker_bytes[usize::from(b)]) {
             return false;
         }
-        // Until the content label's place is passed (rule R47), content is stepped.
-        if !self.label_checked && !self.cfg.content_label.is_empty() {
+        // Until the content label's place is passed (rule R47), and the content's start checked for
+        // a call without markers (`output_start_call`), content is stepped.
+        if !self.label_checked && !self.cfg.content_label.is_empty() || !self.start_checked && matches!(self.state, State::Content | State::Wrapped) {
             return false;
         }
         match self.state {
