@@ -40,6 +40,18 @@ test('a freed ChatTemplate passed as templateOrSource', () => {
   invalid(() => cap.buildGrammar(42, {}), 'template');
 });
 
+test('StreamParser.push on anything but a live parser', () => {
+  const push = cap.StreamParser.prototype.push;
+  for (const self of [undefined, null, 5, 'text', {}, Object.create(cap.StreamParser.prototype)]) invalid(() => push.call(self, 'x'), 'StreamParser');
+  const p = new cap.StreamParser(SRC, {});
+  assert.deepEqual(p.push('Hi'), [{ content: 'Hi' }]);
+  p.free();
+  let err;
+  try { p.push('x'); } catch (e) { err = e; }
+  assert.equal(err && err.kind, 'InvalidState', String(err));
+  assert.match(err.message, /freed/);
+});
+
 test('the instance survives all of the above', () => {
   assert.equal(cap.renderTemplate(SRC, CTX), '<|user|>hi<|assistant|>');
 });
