@@ -125,9 +125,15 @@ fn r11_source_token_before_a_call_is_part_of_the_call() {
 fn r12_a_second_call_section_after_the_first_closed() {
     let options = RequestOptions { tools: tools(&["tool1", "tool2"]), enable_thinking: Some(false), extra_context: json!({ "thinking": false }).as_object().cloned().unwrap_or_default(), ..Default::default() };
     let section = |name: &str| format!("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{{}}<｜tool▁call▁end｜><｜tool▁calls▁end｜>");
-    let (m, _) = parse("deepseek-ai-DeepSeek-V3.1.jinja", &options, &format!("First.{}Second.{}", section("tool1"), section("tool2")));
+    let (m, d) = parse("deepseek-ai-DeepSeek-V3.1.jinja", &options, &format!("First.{}Second.{}", section("tool1"), section("tool2")));
     assert_eq!(calls(&m), vec![("tool1".into(), json!({})), ("tool2".into(), json!({}))]);
     assert_eq!(m.content, "First.Second.");
+    assert_eq!(d.iter().filter(|d| d.contains("rule R12")).count(), 1, "{d:?}");
+    // One section with both calls: no departure.
+    let both = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>tool1<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁call▁begin｜>tool2<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>";
+    let (m, d) = parse("deepseek-ai-DeepSeek-V3.1.jinja", &options, both);
+    assert_eq!(calls(&m).len(), 2);
+    assert!(!has(&d, "R12"), "{d:?}");
 }
 
 #[test]

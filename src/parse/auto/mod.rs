@@ -915,6 +915,10 @@ impl AutoParser {
         let spelled = text.get(s..e).unwrap_or("");
         let blanks = (section && crate::parse::call_syntax::blanks_inside(&tools.section_start, spelled)).then(|| tools.section_start.core.clone());
         self.section_open = section_open;
+        if section_open && self.calls > 0 {
+            // The template writes all of a message's calls in one section.
+            self.diag(abs + s, "a second tool-call section after the first one closed: its calls read as well (rule R12)");
+        }
         if let Some(core) = blanks {
             self.note_blanks_inside(&core, spelled, abs + s);
         }
