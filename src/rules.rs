@@ -39,7 +39,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "R2",
         name: "repeated reasoning opener",
-        departure: r#"the reasoning opener repeated after the prompt already wrote it"#,
+        departure: r#"the reasoning opener repeated after the prompt already wrote it, or a stray token right before the opener: its head repeated (`<|channel><|channel>thought`) or the opener in another spelling"#,
         action: r#"dropped (an empty repeated block `<think></think>` keeps it, as llama.cpp does)"#,
         example: r#"<think><think>Let me think.</think>Hi"#,
     },

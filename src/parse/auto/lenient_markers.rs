@@ -71,7 +71,7 @@ impl AutoParser {
         let rest = text.get(n..).unwrap_or("").trim_start_matches(crate::text::is_space);
         if rest.starts_with(start.core.as_str()) {
             let lead = text.len() - text.trim_start_matches(crate::text::is_space).len();
-            self.diag(abs + lead, format!("stray {spelled:?} before the reasoning start marker dropped"));
+            self.diag(abs + lead, format!("stray {spelled:?} before the reasoning start marker dropped (rule R2)"));
             return Some(Step::Adv(n));
         }
         (!eof && start.core.starts_with(rest)).then_some(Step::Wait)

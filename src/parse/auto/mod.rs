@@ -520,7 +520,7 @@ impl AutoParser {
                     if let Some(rest) = text.get(lead..).and_then(|t| t.strip_prefix(head)) {
                         match start.expect(rest, eof) {
                             Expect::Matched(_) => {
-                                self.diag(abs + lead, format!("stray {head:?} before the reasoning start marker dropped"));
+                                self.diag(abs + lead, format!("stray {head:?} before the reasoning start marker dropped (rule R2)"));
                                 return Step::Adv(lead + head.len());
                             }
                             Expect::NeedMore => return Step::Wait,
@@ -1027,7 +1027,7 @@ impl AutoParser {
         if opens {
             if let Some(head) = start.token_head() {
                 while let Some(b) = before.strip_suffix(head) {
-                    self.diag(abs + b.len(), format!("stray {head:?} before the reasoning start marker dropped"));
+                    self.diag(abs + b.len(), format!("stray {head:?} before the reasoning start marker dropped (rule R2)"));
                     before = b;
                 }
             }
