@@ -341,6 +341,13 @@ pub const RULES: &[Rule] = &[
         example: r#"Asistente: Hola, ¿en qué puedo ayudarte?"#,
     },
     Rule {
+        id: "R51",
+        name: "stray harmony token",
+        departure: r#"a harmony structure token where no message is open and none can start (`<|end|>` or `<|constrain|>` between messages)"#,
+        action: r#"dropped (a token of the format's structure, not text)"#,
+        example: r#"<|start|>assistant<|channel|>final<|message|>Hi<|end|><|end|>"#,
+    },
+    Rule {
         id: "",
         name: "nullable string null",
         departure: r#"a tagged value `null` for a string parameter whose schema also admits null (`anyOf: [{type: null}, {type: string}]`, `type: ["string", "null"]`)"#,

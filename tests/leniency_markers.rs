@@ -152,3 +152,12 @@ fn r9_tool_call_markers_in_another_spelling_are_read_alike() {
     assert_eq!(calls(&m), vec![("f".into(), json!({}))]);
     assert!(d.iter().any(|d| d.contains("not closed")), "{d:?}");
 }
+
+#[test]
+fn r51_a_stray_harmony_token_between_messages_is_dropped_with_its_rule() {
+    let options = RequestOptions { enable_thinking: Some(false), ..Default::default() };
+    let out = "<|channel|>analysis<|message|>Think.<|end|><|end|><|start|>assistant<|channel|>final<|message|>Hi";
+    let (m, d) = parse("openai-gpt-oss-120b.jinja", &options, out);
+    assert_eq!((m.reasoning_content.as_str(), m.content.as_str()), ("Think.", "Hi"), "{d:?}");
+    assert!(has(&d, "R51"), "{d:?}");
+}

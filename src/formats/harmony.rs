@@ -158,7 +158,7 @@ impl HarmonyParser {
             }
             CALL => State::AfterCall,
             _ => {
-                self.diags.add(at, format!("stray {m} ignored"));
+                self.diags.add(at, format!("stray {m} between messages dropped (rule R51)"));
                 State::Between { ws: String::new() }
             }
         };
