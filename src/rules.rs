@@ -348,6 +348,20 @@ pub const RULES: &[Rule] = &[
         example: r#"<|start|>assistant<|channel|>final<|message|>Hi<|end|><|end|>"#,
     },
     Rule {
+        id: "R52",
+        name: "call not closed",
+        departure: r#"a call, call section or harmony message whose closing marker is not where it is due, or a call that breaks after its name went out (`<tool_call>{"name": "f", "arguments": {}}` then text)"#,
+        action: r#"the call ends there, as far as it was read; what follows is read as content (a call that breaks before its name went out is content as written)"#,
+        example: r#"<tool_call>{"name": "f", "arguments": {}} and then text"#,
+    },
+    Rule {
+        id: "R53",
+        name: "cut off by the end of the output",
+        departure: r#"the output ends inside a call, or a call's arguments end inside a JSON value"#,
+        action: r#"the call keeps what was parsed, closed to valid JSON (open strings, arrays and objects closed, a dangling key dropped); `finishReason: 'length'` when the output ends inside it"#,
+        example: r#"<tool_call>{"name": "f", "arguments": {"city": "Par"#,
+    },
+    Rule {
         id: "",
         name: "nullable string null",
         departure: r#"a tagged value `null` for a string parameter whose schema also admits null (`anyOf: [{type: null}, {type: string}]`, `type: ["string", "null"]`)"#,

@@ -1,6 +1,7 @@
 //! The rule catalogue (`chat_autoparser::rules`) is the one source of the leniency rules: README's
 //! table is generated from it (`UPDATE_README=1 cargo test --test rules` rewrites it), every rule id a
-//! parser message names is in it, and every diagnostic that names a rule carries it in `rule`.
+//! parser message names is in it, every diagnostic that names a rule carries it in `rule`, and every other
+//! diagnostic says that the text was kept as written or ignored (an accepted departure always names its rule).
 
 mod fuzz_support;
 
@@ -75,7 +76,10 @@ fn every_rule_a_message_names_is_catalogued() {
 
 #[test]
 fn every_diagnostic_that_names_a_rule_carries_it() {
+    // What a diagnostic without a rule says happened: nothing was accepted as a departure.
+    const NOT_ACCEPTED: &[&str] = &["kept as content", "stays content", "ignored", "not understood"];
     let (mut with_rule, mut checked) = (0, 0);
+    let mut unexplained: Vec<String> = Vec::new();
     for (i, s) in all_stream_subjects().iter().enumerate() {
         // The output and one of its mutations (a deleted character), for more departures.
         let k = i % (s.output.chars().count() + 1);
@@ -88,11 +92,17 @@ fn every_diagnostic_that_names_a_rule_carries_it() {
                 checked += 1;
                 assert_eq!(d.rule.as_deref(), rule_named_in(&d.message), "{}: {d:?}", s.label);
                 with_rule += usize::from(d.rule.is_some());
+                // Every accepted departure names its rule; a diagnostic without one reports text that
+                // was not accepted as what it resembles (kept as written) or a reported loss.
+                if d.rule.is_none() && !NOT_ACCEPTED.iter().any(|p| d.message.contains(p)) {
+                    unexplained.push(format!("{}: {}", s.label, d.message));
+                }
                 let json = serde_json::to_value(d).unwrap();
                 assert_eq!(json.get("rule").and_then(|r| r.as_str()), d.rule.as_deref(), "serialized as `rule`");
             }
         }
     }
     println!("diagnostics: {checked}, {with_rule} naming a rule");
+    assert!(unexplained.is_empty(), "diagnostics that neither name the rule of an accepted departure nor say the text was kept or ignored: {unexplained:#?}");
     assert!(with_rule > 100, "{with_rule} of {checked}");
 }

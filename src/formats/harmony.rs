@@ -478,7 +478,7 @@ impl MarkerMachine for HarmonyParser {
                     RETURN => self.stop(),
                     CALL => self.state = State::AfterCall,
                     _ => {
-                        self.diags.add(at, "harmony message not closed by <|end|>");
+                        self.diags.add(at, "harmony message not closed by <|end|>: it ends at the next marker (rule R52)");
                         self.marker_between(m, at);
                     }
                 }

@@ -53,8 +53,8 @@ impl ExitCheck {
                     let what = match () {
                         // A call written without arguments (`{"name": "f"}`): not a departure.
                         _ if args.trim().is_empty() => None,
-                        _ if last => Some(format!("tool call {index} ({name}) is cut off by the end of the output inside its arguments; closed to valid JSON by appending `{suffix}`")),
-                        _ => Some(format!("tool call {index} ({name}): its arguments end inside a JSON value; closed to valid JSON by appending `{suffix}`")),
+                        _ if last => Some(format!("tool call {index} ({name}) is cut off by the end of the output inside its arguments; closed to valid JSON by appending `{suffix}` (rule R53)")),
+                        _ => Some(format!("tool call {index} ({name}): its arguments end inside a JSON value; closed to valid JSON by appending `{suffix}` (rule R53)")),
                     };
                     self.diagnostics.extend(what.map(|what| Diagnostic::new(end, what)));
                     out.push(Delta::ToolCall { index, id: None, name: None, arguments: Some(suffix) });

@@ -260,7 +260,7 @@ impl AutoParser {
             return Some(step);
         }
         if !(eof && text.trim_matches(is_space).is_empty()) {
-            self.diag(abs, format!("expected `{core}` after {what}"));
+            self.diag(abs, format!("expected `{core}` after {what}: the call ends here (rule R52)"));
         }
         None
     }

@@ -58,7 +58,7 @@ impl AutoParser {
             return Step::Fail("tool-call section not closed", 0);
         }
         if unclosed {
-            self.diag(abs, "tool-call section not closed");
+            self.diag(abs, "tool-call section not closed: it ends here (rule R52)");
         }
         self.state = State::Content;
         Step::Adv(0)

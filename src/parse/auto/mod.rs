@@ -441,6 +441,10 @@ impl AutoParser {
         let mut message = self.broken_call_message(msg);
         if self.call.json_in_tagged && !self.call.committed {
             message.push_str("; a JSON call object in a tagged call's markers that does not parse stays content (rule R23)");
+        } else if self.call.committed && crate::rules::rule_named_in(&message).is_none() {
+            message.push_str("; the call ends where it broke (rule R52)");
+        } else if !self.call.committed && !message.contains("kept as content") {
+            message.push_str("; kept as content");
         }
         self.diag(abs, message);
         self.release_string_arguments();
@@ -1085,7 +1089,7 @@ impl AutoParser {
                     self.call.json = json;
                     if self.call.committed && self.call.data.args_complete {
                         // The arguments are whole, but what followed them in the object is cut off.
-                        self.diags.add(self.call.start, "output ends inside a tool call object");
+                        self.diags.add(self.call.start, "output ends inside a tool call object (rule R53)");
                     }
                 }
                 let complete = self.call.data.args_complete;
@@ -1144,7 +1148,7 @@ impl AutoParser {
 
     fn truncated(&mut self, _out: &mut [Delta]) -> Error {
         let offset = self.call.start;
-        self.diags.add(offset, "output ends inside a tool call");
+        self.diags.add(offset, "output ends inside a tool call (rule R53)");
         Error::new(ErrorKind::Parse, "output ends inside a tool call").with_offset(offset)
     }
 }

@@ -539,7 +539,7 @@ impl AutoParser {
         } else {
             self.call.data.args.push_str(&serde_json::Value::from(raw.trim()).to_string());
             let at = self.call.typed_at;
-            self.diag(at, "typed argument value is not valid JSON; kept as a string");
+            self.diag(at, "typed argument value is not valid JSON; kept as a string (rule R14)");
         }
     }
 
