@@ -299,6 +299,13 @@ pub const RULES: &[Rule] = &[
         example: r#"[TOOL_CALLS]get_weather [ARGS]{"location": "Paris"}"#,
     },
     Rule {
+        id: "R40",
+        name: "list closed, section not",
+        departure: r#"the call list's `]` written, the rest of a section end marker that begins with it left out (`<|tool_call_start|>[get_weather()]` then text, for `]<|tool_call_end|>`)"#,
+        action: r#"the section ends after the `]`; what follows is content"#,
+        example: r#"<|tool_call_start|>[get_weather(city="Paris")]Checking."#,
+    },
+    Rule {
         id: "R41",
         name: "raw code as a code-interpreter call",
         departure: r#"a call of the code-interpreter tool (`python`, `ipython`, `code_interpreter`, declared in the request) whose arguments are raw code, not JSON: written as the template writes such a call where it writes it otherwise than an ordinary call (`analysis.tools.rawCodeCall`: `<|python_tag|>code<|eom_id|>`, a call whose arguments are a ```` ```python ```` fence), or as the body of a message to that tool in an addressed-messages template"#,

@@ -12,6 +12,23 @@ use crate::text::is_space;
 use std::rc::Rc;
 
 impl AutoParser {
+    /// Rule R40: the section's end marker begins with the call list's `]` (`]<|tool_call_end|>`), and
+    /// the model wrote the `]` but not the rest: the list is closed, so is the section.
+    fn list_closed_without_section_end(&mut self, text: &str, abs: usize, end_m: Expect) -> Option<Step> {
+        let t = self.cfg.tools.as_ref()?;
+        let rest = text.trim_start_matches(is_space);
+        let core = t.section_end.core.trim_start_matches(is_space);
+        let after = core.strip_prefix(']').filter(|a| !a.is_empty())?;
+        if end_m != Expect::No || !rest.starts_with(']') {
+            return None;
+        }
+        let skip = text.len() - rest.len();
+        let message = format!("call list closed by `]` without {:?}, the rest of the section's end marker: the section ends there (rule R40)", after.trim());
+        self.diag(abs + skip, message);
+        self.state = State::Content;
+        Some(Step::Adv(skip + 1))
+    }
+
     pub(super) fn step_section(&mut self, text: &str, abs: usize, eof: bool) -> Step {
         let cfg = Rc::clone(&self.cfg);
         let Some(t) = cfg.tools.as_ref() else { return self.no_tools() };
@@ -41,6 +58,9 @@ impl AutoParser {
         }
         if call_m == Expect::NeedMore || end_m == Expect::NeedMore || (rest.is_empty() && !eof) {
             return Step::Wait;
+        }
+        if let Some(step) = self.list_closed_without_section_end(text, abs, end_m) {
+            return step;
         }
         if bare && !rest.is_empty() {
             let skip = text.len() - rest.len();
