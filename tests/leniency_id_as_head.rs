@@ -8,9 +8,11 @@
 //! markers, whole and in chunks of 1, 2, 3 and 7 characters (all agree).
 
 mod common;
+mod gbnf_support;
 
 use chat_autoparser::api::{Message, RequestOptions};
-use chat_autoparser::{ChatTemplate, CompiledParser, RenderOptions};
+use chat_autoparser::gbnf::ParsedGrammar;
+use chat_autoparser::{build_grammar, ChatTemplate, CompiledParser, RenderOptions};
 use common::leniency::{calls, has, parse_chunked_with};
 use serde_json::{json, Value};
 
@@ -182,5 +184,19 @@ fn r48_a_compiled_spec_reads_it_too() {
         let (a, b) = (run(t.stream_parser(&options).unwrap()), run(compiled.stream_parser(&options).unwrap()));
         assert_eq!(calls(&a.0), vec![call("get_weather", "Paris")]);
         assert_eq!(a, b, "chunks of {n}");
+    }
+}
+
+#[test]
+fn r48_the_grammar_lets_the_head_name_the_tool_inside_an_id() {
+    let t = kimi();
+    let g = build_grammar(t.analysis().unwrap(), &options(&["get_weather"])).unwrap();
+    let parsed = ParsedGrammar::parse(&g.gbnf).unwrap();
+    let call = |head: &str| format!(r#"<|tool_calls_section_begin|><|tool_call_begin|>{head}<|tool_call_argument_begin|>{{"city": "Paris"}}<|tool_call_end|><|tool_calls_section_end|>"#);
+    for head in ["functions.get_weather:0", "get_weather", "call_get_weather_1"] {
+        assert!(gbnf_support::accepts(&parsed, &call(head)), "{head}: {}", gbnf_support::rejection(&parsed, &call(head)));
+    }
+    for head in ["functions.get_weatherX:0", "call00001", "get weather"] {
+        assert!(!gbnf_support::accepts(&parsed, &call(head)), "{head}");
     }
 }
