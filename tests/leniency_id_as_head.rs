@@ -200,3 +200,12 @@ fn r48_the_grammar_lets_the_head_name_the_tool_inside_an_id() {
         assert!(!gbnf_support::accepts(&parsed, &call(head)), "{head}");
     }
 }
+
+#[test]
+fn r48_a_head_never_runs_over_another_call_marker() {
+    // No marker after the head: the section's end ends it, and the call without its arguments is content.
+    let out = "Hi.<|tool_calls_section_begin|>functions.get_weather:0<|tool_calls_section_end|>";
+    let (m, _) = parse(&kimi(), &["get_weather"], out);
+    assert!(m.tool_calls.is_empty(), "{m:?}");
+    assert!(m.content.contains("functions.get_weather:0"), "{m:?}");
+}

@@ -14,11 +14,12 @@ use crate::text::is_space;
 
 /// The head at the start of `text` (blanks before it skipped by the caller): `Found(tool, bytes of the
 /// head)` when it names exactly one declared tool. It ends at a blank or at the marker after a name (the
-/// name suffix, else the arguments' first marker), whichever comes first; the name suffix state reads
-/// what follows it.
+/// name suffix, else the arguments' first marker), whichever comes first — or at another call marker, so a
+/// head never runs over one; the name suffix state reads what follows it.
 pub(super) fn match_id_head(text: &str, t: &ToolConfig, eof: bool) -> NameMatch {
     let args = if t.args_start.is_empty() { &t.arg_name_prefix } else { &t.args_start };
-    let ends: Vec<&Marker> = [&t.name_suffix, args].into_iter().filter(|m| !m.is_empty()).collect();
+    let markers = [&t.name_suffix, args, &t.per_call_start, &t.per_call_end, &t.section_end, &t.close];
+    let ends: Vec<&Marker> = markers.into_iter().filter(|m| !m.is_empty()).collect();
     let reach = longest(&ends).max(1);
     let window = name_window(text, reach);
     let blank = window.find(is_space);
