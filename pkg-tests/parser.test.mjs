@@ -95,10 +95,10 @@ test('chat-autoparser/parser ≡ the full package over every corpus, whole and c
 
 test('a spec of another version is refused with a SpecVersion error naming both versions', () => {
   const spec = full.compileParser(templateSource('Qwen-Qwen3-0.6B.jinja'));
-  assert.equal(spec.specVersion, 3);
+  assert.equal(spec.specVersion, 4);
   const old = { ...spec, specVersion: 0, writtenBy: '0.0.9' };
   for (const attempt of [() => parser.parseOutput(old, 'hi'), () => new parser.StreamParser(JSON.stringify(old))]) {
-    assert.throws(attempt, (e) => e instanceof Error && e.kind === 'SpecVersion' && /version 0/.test(e.message) && /0\.0\.9/.test(e.message) && /version 3/.test(e.message));
+    assert.throws(attempt, (e) => e instanceof Error && e.kind === 'SpecVersion' && /version 0/.test(e.message) && /0\.0\.9/.test(e.message) && /version 4/.test(e.message));
   }
   assert.throws(() => parser.parseOutput({ hello: 1 }, 'hi'), (e) => e.kind === 'InvalidInput');
   assert.throws(() => parser.parseOutput(42, 'hi'), (e) => e.kind === 'InvalidInput' && /spec: expected a parser spec/.test(e.message));

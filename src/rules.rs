@@ -348,6 +348,13 @@ pub const RULES: &[Rule] = &[
         example: r#"Asistente: Hola, ¿en qué puedo ayudarte?"#,
     },
     Rule {
+        id: "R48",
+        name: "call id in the name's place",
+        departure: r#"in a template that writes the call's id where a name goes and no name at all (`analysis.tools.callId.pos` `IN_NAME_PLACE`: huggingface.js' Kimi K2 Thinking writes `<|tool_call_begin|>{{ id }}<|tool_call_argument_begin|>…`), a call head that is an id naming the tool (`functions.get_weather:0`, `get_weather:0`, `call_get_weather_1`)"#,
+        action: r#"the head (one word up to the marker after it) is the call's id, and the call's name is the declared tool it names as a word delimited by characters other than letters and digits (a name inside another declared name's occurrence is that one's); a head that names no declared tool, or more than one, is no call: its text stays content"#,
+        example: r#"<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"location": "London"}<|tool_call_end|><|tool_calls_section_end|>"#,
+    },
+    Rule {
         id: "R51",
         name: "stray harmony token",
         departure: r#"a harmony structure token where no message is open and none can start (`<|end|>` or `<|constrain|>` between messages)"#,

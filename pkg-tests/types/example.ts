@@ -74,7 +74,7 @@ export function withDiagnostics(t: ChatTemplate): number {
 export async function parseOnlyExample(source: string): Promise<number> {
   await parserInit();
   const spec: ParserSpec = compileParser(source, { extraContext: { thinking: true } });
-  const v: 3 = spec.specVersion;
+  const v: 4 = spec.specVersion;
   const m: Message = parseOnly.parseOutput(spec, 'x', { enableThinking: true });
   const r: parseOnly.ParseResult = parseOnly.parseOutput(JSON.stringify(spec), 'x', { diagnostics: true });
   const p = new parseOnly.StreamParser(spec, { tools: [] });

@@ -2,7 +2,7 @@
 //! outputs, and read off how its model writes reasoning, content and tool calls.
 //!
 //! Entry point: [`analyze_template`]. Phases: reasoning (reasoning.1–3, `reasoning.rs`), content (content.1,
-//! `content.rs`), tools (tools.1–2 `tools.rs`, tools.3–7 `tool_markers.rs`, tools.8 `call_layout.rs`, tools.9–12 `call_extras.rs`, tools.13 `raw_code.rs`), role
+//! `content.rs`), tools (tools.1–2 `tools.rs`, tools.3–7 `tool_markers.rs`, tools.8 `call_layout.rs`, tools.9–12 `call_extras.rs`, tools.13 `raw_code.rs`, tools.14 `id_as_name.rs`), role
 //! markers (`roles.rs`), a reply written as messages headed by their recipient (`addressed.rs`), then
 //! the preserved-token union and the late phases that read what the
 //! common probes cannot: a content wrapper inside the assistant header (content.2, `content.rs`),
@@ -19,6 +19,7 @@ mod content;
 mod diff;
 mod detect;
 mod fallback;
+mod id_as_name;
 mod literal_args;
 mod pattern;
 mod probe;
@@ -58,8 +59,10 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
     }
     let reasoning = reasoning::analyze(&mut pr, caps.supports_tool_calls);
     let content = content::analyze(&mut pr, &reasoning);
+    // The tool phases' one-vs-two-calls probes: tools.14 may find what the capability probe cannot see.
+    let mut parallel = caps.supports_parallel_tool_calls;
     let mut tools = if caps.supports_tool_calls {
-        tools::analyze(&mut pr, &reasoning, caps.supports_parallel_tool_calls)
+        tools::analyze(&mut pr, &reasoning, &mut parallel)
     } else {
         ToolsAnalysis::default()
     };
@@ -70,9 +73,9 @@ pub fn analyze_template_with_caps(t: &Template, caps: &Caps) -> Analysis {
     let user_start = roles::user_start(&mut pr, &reply_end);
     tools::drop_reply_end(&mut tools, &reply_end);
     if caps.supports_tool_calls {
-        literal_args::analyze(&mut pr, &mut tools, caps.supports_parallel_tool_calls);
+        literal_args::analyze(&mut pr, &mut tools, parallel);
         call_layout::refine(&mut pr, &mut tools);
-        call_extras::analyze(&mut pr, &mut tools, caps.supports_parallel_tool_calls);
+        call_extras::analyze(&mut pr, &mut tools, parallel);
         if tools.format.mode != ToolFormat::None {
             tools.raw_code_call = raw_code::analyze(&mut pr, t.source());
         }

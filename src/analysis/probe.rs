@@ -146,6 +146,9 @@ pub struct Prober<'t> {
     /// Tool-call turns are rendered in the OpenAI wire shape (see [`in_wire_shape`]): decided once
     /// per analysis by [`Prober::decide_call_shape`].
     pub wire_shape: bool,
+    /// Every tool call is rendered with its function name as its id (see [`with_ids_as_names`]): set by
+    /// tools.14 for a template that writes the id where the name goes.
+    pub ids_as_names: bool,
 }
 
 /// The messages with every tool-call turn in the OpenAI wire shape: `content: ""` becomes null and
@@ -163,6 +166,21 @@ pub fn in_wire_shape(p: &Params) -> Params {
         }
         if let Some(c) = m.get_mut("content").filter(|c| c.as_str() == Some("")) {
             *c = Value::Null;
+        }
+    }
+    q
+}
+
+/// The messages with every tool call's id replaced by its function name: an id that embeds the name,
+/// so a template that writes the id where the name goes shows the name there (tools.14).
+pub fn with_ids_as_names(p: &Params) -> Params {
+    let mut q = p.clone();
+    for m in &mut q.messages {
+        let Some(calls) = m.get_mut("tool_calls").and_then(Value::as_array_mut) else { continue };
+        for call in calls {
+            if let Some(name) = call.get("function").and_then(|f| f.get("name")).cloned() {
+                call["id"] = name;
+            }
         }
     }
     q
@@ -191,6 +209,7 @@ impl<'t> Prober<'t> {
             extra: Map::new(),
             requires_nonnull_content: false,
             wire_shape: false,
+            ids_as_names: false,
         }
     }
 
@@ -221,8 +240,15 @@ impl<'t> Prober<'t> {
     /// Render a probe leniently ([`ChatTemplate::render_lenient`]: variables the caller is expected to
     /// provide, such as `functions` or `datetime`, become ""), and retry a template that cannot take
     /// `content: null` with "" (remembered as `requires_nonnull_content`). With `wire_shape`, tool-call
-    /// turns are sent in the OpenAI wire shape.
+    /// turns are sent in the OpenAI wire shape; with `ids_as_names`, every call's id is its name.
     pub fn render(&mut self, p: &Params) -> crate::Result<String> {
+        let named;
+        let p = if self.ids_as_names {
+            named = with_ids_as_names(p);
+            &named
+        } else {
+            p
+        };
         let wire;
         let p = if self.wire_shape {
             wire = in_wire_shape(p);

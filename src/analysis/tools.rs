@@ -5,13 +5,18 @@
 use super::diff::{trim_leading_ws, trim_ws};
 use super::pattern::{choice, get, lit, not, seq, tag, until, until_one_of, P};
 use super::probe::*;
-use crate::findings::{ReasoningAnalysis, ToolFormat, ToolsAnalysis};
+use crate::findings::{CallIdAnalysis, CallIdPosition, ReasoningAnalysis, ToolFormat, ToolsAnalysis};
 use serde_json::Value;
 
-/// Run tools.1–7. Only called when the template supports tool calls.
-pub fn analyze(pr: &mut Prober, reasoning: &ReasoningAnalysis, parallel: bool) -> ToolsAnalysis {
+/// Run tools.1–7 (and tools.14, which may find that the template writes every call of a turn: then
+/// `parallel` is set). Only called when the template supports tool calls.
+pub fn analyze(pr: &mut Prober, reasoning: &ReasoningAnalysis, parallel: &mut bool) -> ToolsAnalysis {
     let mut t = ToolsAnalysis::default();
-    analyze_tool_calls(pr, &mut t, reasoning, parallel);
+    let haystack = analyze_tool_calls(pr, &mut t, reasoning, *parallel);
+    if super::id_as_name::shows_id_for_name(&t, &haystack) {
+        t = ids_as_names(pr, reasoning, parallel).unwrap_or(t);
+    }
+    let parallel = *parallel;
     let mode = t.format.mode;
     if mode == ToolFormat::JsonNative {
         // Bare call objects (no marker before them) are recognised by their JSON shape alone, so
@@ -39,7 +44,26 @@ pub fn analyze(pr: &mut Prober, reasoning: &ReasoningAnalysis, parallel: bool) -
             super::tool_markers::detect_header_counter(pr, &mut t);
         }
     }
+    if pr.ids_as_names {
+        t.call_id = CallIdAnalysis { pos: CallIdPosition::InNamePlace, ..CallIdAnalysis::default() };
+    }
     t
+}
+
+/// tools.14 (`id_as_name.rs`): tools.1 again with every call's id made of its name. `None` (and the
+/// probes as before) when that shows no call layout either.
+fn ids_as_names(pr: &mut Prober, reasoning: &ReasoningAnalysis, parallel: &mut bool) -> Option<ToolsAnalysis> {
+    pr.ids_as_names = true;
+    let both = *parallel || super::id_as_name::both_calls_named(pr);
+    let mut t = ToolsAnalysis::default();
+    analyze_tool_calls(pr, &mut t, reasoning, both);
+    if !super::id_as_name::found_layout(&t) {
+        pr.ids_as_names = false;
+        return None;
+    }
+    pr.diagnostics.push("tools.14: the template writes the call's id where the name goes: its probes are rendered with ids made of the names".into());
+    *parallel = both;
+    Some(t)
 }
 
 /// A section or call end glued to the marker that ends the reply (`</TOOLCALL><SPECIAL_12>`) ends
@@ -63,17 +87,17 @@ fn two_calls(p: &mut Params) {
     p.messages = vec![user(USER_MSG), assistant_calls(vec![first_call(), second_call()])];
 }
 
-/// tools.1: text turn vs a turn with one tool call; the right side is the tool-call section.
-fn analyze_tool_calls(pr: &mut Prober, t: &mut ToolsAnalysis, reasoning: &ReasoningAnalysis, parallel: bool) {
+/// tools.1: text turn vs a turn with one tool call; the right side is the tool-call section (returned).
+fn analyze_tool_calls(pr: &mut Prober, t: &mut ToolsAnalysis, reasoning: &ReasoningAnalysis, parallel: bool) -> String {
     let a = Params::with_tools(vec![user(USER_MSG), assistant_text(ASSISTANT_MSG)]);
     let Some(cmp) = pr.compare("analyze_tool_calls", "text content replaced by one tool call", &a, |p| {
         p.messages = vec![user(USER_MSG), assistant_calls(vec![first_call()])];
     }) else {
-        return;
+        return String::new();
     };
     let haystack = cmp.diff.right;
     if haystack.is_empty() {
-        return;
+        return haystack;
     }
     // The one heuristic of the design: is a needle inside JSON (`{"needle"` or `: "needle"`)?
     let in_json = |needle: &str| {
@@ -106,6 +130,7 @@ fn analyze_tool_calls(pr: &mut Prober, t: &mut ToolsAnalysis, reasoning: &Reason
     // Whitespace before an end marker never matters to a parser.
     t.format.section_end = trim_ws(&t.format.section_end).to_string();
     t.format.per_call_end = trim_ws(&t.format.per_call_end).to_string();
+    haystack
 }
 
 fn remove_first(s: &str, needle: &str) -> String {

@@ -76,6 +76,11 @@ pub enum CallIdPosition {
     BetweenFuncAndArgs,
     /// After the arguments.
     PostArgs,
+    /// In the name's place: the template writes the call's id where a name goes and no name at all
+    /// (`<|tool_call_begin|>{{ id }}<|tool_call_argument_begin|>…`, tools.14). The name markers enclose
+    /// the id; a model writes an id that names the tool (`functions.get_weather:0`), and the parser takes
+    /// the declared tool it names for the call's name (rule R48).
+    InNamePlace,
 }
 
 /// Reasoning markers.

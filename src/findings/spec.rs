@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 /// The spec format this build writes and reads. Raise it whenever what the parsers read changes (a
 /// field of [`Analysis`] they use, its meaning, or how a prompt tail is chosen): a spec of another
 /// version is refused, never read differently.
-pub const PARSER_SPEC_VERSION: u32 = 3;
+pub const PARSER_SPEC_VERSION: u32 = 4;
 
 /// A compiled parser: see the module docs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -201,7 +201,8 @@ impl Gen<'_> {
 
     fn call_id(&mut self) -> Expr {
         let id = self.a.tools.call_id.clone();
-        if id.pos == CallIdPosition::None {
+        // An id in the name's place is written by the name (`tagged_call`).
+        if matches!(id.pos, CallIdPosition::None | CallIdPosition::InNamePlace) {
             return Expr::Empty;
         }
         let value = if id.suffix.trim().is_empty() {
@@ -229,13 +230,22 @@ impl Gen<'_> {
             Some((head, rest)) => Expr::seq([Expr::lit(head), Expr::plus(Expr::ranges(&[('0', '9')])), self.marker(rest)]),
             None => self.marker(&t.function.name_suffix),
         };
-        let name = Expr::seq([np, Expr::lit(tool.name.clone()), ns]);
+        let name = if t.call_id.pos == CallIdPosition::InNamePlace {
+            // The head is the call's id, naming the tool as a delimited word (`functions.f:0`, rule R48).
+            let id_char = || Expr::star(Expr::ranges(&[('a', 'z'), ('A', 'Z'), ('0', '9'), ('_', '_'), ('.', '.'), (':', ':'), ('-', '-')]));
+            let delimiter = || Expr::ranges(&[('_', '_'), ('.', '.'), (':', ':'), ('-', '-')]);
+            let before = Expr::opt(Expr::seq([id_char(), delimiter()]));
+            let after = Expr::opt(Expr::seq([delimiter(), id_char()]));
+            Expr::seq([np, before, Expr::lit(tool.name.clone()), after, ns])
+        } else {
+            Expr::seq([np, Expr::lit(tool.name.clone()), ns])
+        };
         let id = self.call_id();
         let (pre_id, mid_id, post_id) = match t.call_id.pos {
             CallIdPosition::PreFuncName => (id, Expr::Empty, Expr::Empty),
             CallIdPosition::BetweenFuncAndArgs => (Expr::Empty, id, Expr::Empty),
             CallIdPosition::PostArgs => (Expr::Empty, Expr::Empty, id),
-            CallIdPosition::None => (Expr::Empty, Expr::Empty, Expr::Empty),
+            CallIdPosition::None | CallIdPosition::InNamePlace => (Expr::Empty, Expr::Empty, Expr::Empty),
         };
         let (astart, aend) = (self.marker(&t.arguments.start), self.marker(&t.arguments.end));
         let args = if mode == ToolFormat::TagWithJson {

@@ -373,6 +373,10 @@ impl Deriver<'_> {
                 self.loss("tools.call_id", "partial", "the call id follows the arguments: transformers only reads named groups of `open_pattern`, so the id is dropped");
                 None
             }
+            CallIdPosition::InNamePlace => {
+                self.loss("tools.id_in_name_place", "unsupported", "the template writes the call's id where a name goes (`functions.f:0`): the name group takes the whole head, where the parser takes it for the id and the declared tool it names for the name (rule R48), which no field expresses");
+                None
+            }
             _ => {
                 if id.header_counter_at.is_some() {
                     self.loss("tools.call_id", "partial", "the call id is the numbered header (`functions.f:0`): a transform cannot build it from parts, so the id is dropped");

@@ -6,7 +6,7 @@
 
 use super::{generation_prompt, ChatTemplate, StreamParser};
 use crate::analysis::{common_prefix_len, common_suffix_len};
-use crate::findings::{Analysis, ReasoningMode};
+use crate::findings::{Analysis, CallIdPosition, ReasoningMode};
 use crate::api::{Message, RequestOptions, ToolCall};
 use crate::formats::{format_of, parser_prefill};
 use crate::text::is_space;
@@ -159,6 +159,12 @@ fn fixtures(a: &Analysis) -> Vec<(&'static str, Message)> {
         ));
         if reasons {
             f.push(("reasoning_tool_call", msg("", "I should check the weather.", vec![weather()])));
+        }
+    }
+    if a.tools.call_id.pos == CallIdPosition::InNamePlace {
+        // The template writes the id where a name goes: ids that name the tool, as its models write them.
+        for c in f.iter_mut().flat_map(|(_, m)| m.tool_calls.iter_mut()) {
+            c.id = format!("{}.{}", c.id, c.function.name);
         }
     }
     f

@@ -194,7 +194,7 @@ export interface Diagnostic {
 export type ReasoningMode = 'NONE' | 'TAG_BASED' | 'DELIMITER' | 'FORCED_OPEN' | 'FORCED_CLOSED' | 'TOOLS_ONLY';
 export type ContentMode = 'PLAIN' | 'ALWAYS_WRAPPED' | 'WRAPPED_WITH_REASONING';
 export type ToolFormat = 'NONE' | 'JSON_NATIVE' | 'TAG_WITH_JSON' | 'TAG_WITH_TAGGED';
-export type CallIdPosition = 'NONE' | 'PRE_FUNC_NAME' | 'BETWEEN_FUNC_AND_ARGS' | 'POST_ARGS';
+export type CallIdPosition = 'NONE' | 'PRE_FUNC_NAME' | 'BETWEEN_FUNC_AND_ARGS' | 'POST_ARGS' | 'IN_NAME_PLACE';
 export type Handler = 'autoparser' | 'GPT-OSS' | 'Functionary v3.2' | 'Ministral/Magistral Large 3' | 'addressed messages' | 'headed segments';
 
 /** One comparison the analyzer made: what variant B changed, and the split of the two renders. */
@@ -376,7 +376,7 @@ export class StreamParser {
 }
 
 /** The parser spec format this version writes and reads (`ParserSpec.specVersion`). */
-export type ParserSpecVersion = 3;
+export type ParserSpecVersion = 4;
 
 /**
  * A template's parser, compiled (`compileParser`): portable JSON that `chat-autoparser/parser` parses with,

@@ -109,7 +109,7 @@ impl AutoParser {
         }
     }
 
-    pub(super) fn step_name(&mut self, text: &str, _abs: usize, eof: bool) -> Step {
+    pub(super) fn step_name(&mut self, text: &str, abs: usize, eof: bool) -> Step {
         let cfg = Rc::clone(&self.cfg);
         let Some(t) = cfg.tools.as_ref() else { return self.no_tools() };
         let rest = text.trim_start_matches(is_space);
@@ -118,6 +118,9 @@ impl AutoParser {
             NameMatch::Found(i, n) => {
                 self.call.data.tool = Some(i);
                 self.call.data.name = t.tools.get(i).map(|d| d.name.clone()).unwrap_or_default();
+                if t.id_pos == CallIdPosition::InNamePlace {
+                    self.id_head(rest.get(..n).unwrap_or(""), abs + skip);
+                }
                 goto(self, ToolStep::NameSuffix, skip + n)
             }
             NameMatch::Undeclared(n) => {

@@ -19,6 +19,7 @@ mod call_header;
 mod call_syntax_swap;
 mod content_label;
 mod dropped;
+mod id_head;
 mod json_departures;
 mod json_hold;
 mod json_in_tagged;

@@ -2,7 +2,7 @@
 //! arguments in the analysed layout (JSON, tagged, literal, or a JSON-native call object).
 
 use super::{AutoParser, Scope, State, Step};
-use crate::findings::ToolFormat;
+use crate::findings::{CallIdPosition, ToolFormat};
 use crate::parse::json::{escape_inner, Feed, JsonValue, PyToJson};
 use crate::parse::config::{is_tool_name_char, ToolConfig, MAX_TOOL_NAME};
 use crate::parse::jsoncall::{CallData, CallFeed, JsonCall};
@@ -601,6 +601,10 @@ fn is_name_char(c: char) -> bool {
 }
 
 pub(super) fn match_name(text: &str, t: &ToolConfig, eof: bool) -> NameMatch {
+    if t.id_pos == CallIdPosition::InNamePlace {
+        // The head is the call's id, naming the tool (rule R48).
+        return super::id_head::match_id_head(text, t, eof);
+    }
     let mut best: Option<(usize, usize)> = None;
     let mut need = false;
     for (i, def) in t.tools.iter().enumerate() {

@@ -168,7 +168,7 @@ function target(v) {
 
 /** The parser spec format this facade writes: `PARSER_SPEC_VERSION` of src/findings/spec.rs (pkg-tests/parser.test.mjs
  * checks that the spec written here is the native `ChatTemplate::compile_parser`'s, byte for byte). */
-const PARSER_SPEC_VERSION = 3;
+const PARSER_SPEC_VERSION = 4;
 
 /**
  * Compile the template's parser into a spec object for `chat-autoparser/parser` (portable JSON): what the
