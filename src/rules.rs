@@ -355,6 +355,13 @@ pub const RULES: &[Rule] = &[
         example: r#"<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"location": "London"}<|tool_call_end|><|tool_calls_section_end|>"#,
     },
     Rule {
+        id: "R49",
+        name: "literal of another scalar type",
+        departure: r#"in a literal argument syntax (pythonic calls, Gemma's `{key:<|"|>…<|"|>}`), a value spelled as another scalar type than the one its schema declares (`value='25'` for an integer, `enabled='true'` for a boolean, `count=5` or `flag=True` for a string)"#,
+        action: r#"converted where the text written is the new value's own spelling (`'25'` → `25`, `'true'` → `true`, `5` → `"5"`, `True` → `"True"`); anything else kept as written. JSON arguments are never converted"#,
+        example: r#"<|tool_call_start|>[set_temperature(value='25')]<|tool_call_end|> for {"value": {"type": "integer"}}"#,
+    },
+    Rule {
         id: "R51",
         name: "stray harmony token",
         departure: r#"a harmony structure token where no message is open and none can start (`<|end|>` or `<|constrain|>` between messages)"#,

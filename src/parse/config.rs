@@ -22,12 +22,20 @@ pub struct ToolDef {
     /// String parameters whose schema admits `null` too (`anyOf: [{type: null}, {type: string}]`):
     /// a tagged value `null` is null, not the string "null".
     pub nullable_params: Vec<String>,
+    /// Parameters whose schema is one scalar type (`{"type": "integer"}`): a literal value of another
+    /// scalar type is converted where that is exact (rule R49, `parse::scalar_coercion`).
+    pub scalar_params: Vec<(String, super::scalar_coercion::Scalar)>,
 }
 
 impl ToolDef {
     /// Whether the schema declares `param`.
     pub fn declares(&self, param: &str) -> bool {
         self.string_params.iter().chain(&self.typed_params).any(|p| p == param)
+    }
+
+    /// The one scalar type `param`'s schema declares, if it declares exactly one.
+    pub fn scalar(&self, param: &str) -> Option<super::scalar_coercion::Scalar> {
+        self.scalar_params.iter().find(|(p, _)| p == param).map(|(_, s)| *s)
     }
 
     /// Whether `param` is a string parameter that admits null as well.
@@ -631,9 +639,12 @@ pub fn tool_name(tool: &Value) -> Option<&str> {
 fn tool_def(tool: &Value) -> Option<ToolDef> {
     let func = tool.get("function").unwrap_or(tool);
     let name = tool_name(tool)?.to_string();
-    let mut def = ToolDef { name, string_params: Vec::new(), typed_params: Vec::new(), nullable_params: Vec::new() };
+    let mut def = ToolDef { name, string_params: Vec::new(), typed_params: Vec::new(), nullable_params: Vec::new(), scalar_params: Vec::new() };
     if let Some(props) = func.get("parameters").and_then(|p| p.get("properties")).and_then(Value::as_object) {
         for (k, schema) in props {
+            if let Some(s) = super::scalar_coercion::Scalar::of_schema(schema) {
+                def.scalar_params.push((k.clone(), s));
+            }
             match may_be_string(schema) {
                 Some(false) => def.typed_params.push(k.clone()),
                 Some(true) if may_be_null(schema) => {

@@ -62,4 +62,5 @@ pub mod config;
 pub mod json;
 pub mod jsoncall;
 pub mod literal;
+pub mod scalar_coercion;
 pub mod marker;

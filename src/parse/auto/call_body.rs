@@ -118,6 +118,7 @@ impl AutoParser {
         call.value_norm = PyToJson::default();
         call.typed_raw.clear();
         call.literal = LiteralValue::default();
+        call.scalar = super::scalar_hold::ScalarHold::new(tool.filter(|_| t.literal).and_then(|d| d.scalar(name)));
         // No schema for it: a whole JSON object or array stays JSON (rule R14).
         let schemaless = is_string && t.typed_value_prefix.is_empty() && t.raw_value.0.is_empty() && tool.is_none_or(|d| !d.declares(name));
         let nullable = is_string && !t.literal && t.typed_value_prefix.is_empty() && tool.is_some_and(|d| d.is_nullable(name));

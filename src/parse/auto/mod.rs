@@ -30,6 +30,7 @@ mod missing_call_opener;
 mod name_decoration;
 mod output_start_call;
 mod raw_code_call;
+mod scalar_hold;
 mod phrase_reasoning;
 mod tool;
 mod untyped_value;

@@ -198,6 +198,8 @@ pub struct Call {
     pub typed_at: usize,
     /// Literal-syntax argument value scanner.
     pub literal: LiteralValue,
+    /// The literal value held for a conversion to its schema's type (rule R49).
+    pub scalar: super::scalar_hold::ScalarHold,
     /// A tagged value without a schema, maybe JSON (rule R14, `untyped_value.rs`).
     pub sniff: super::untyped_value::Sniff,
     /// The arguments' first byte was looked at; they open as a JSON string, held (rule R17).
@@ -270,7 +272,7 @@ impl AutoParser {
                 Expect::NeedMore => Step::Wait,
                 Expect::No => goto(self, ToolStep::Value, 0),
             },
-            ToolStep::Value if t.literal => self.literal_value(text, eof),
+            ToolStep::Value if t.literal => self.literal_value(text, abs, eof),
             ToolStep::Value => self.tagged_value(text, abs, eof),
             ToolStep::AfterArgs(k) => self.step_after_args(k, text, abs, eof),
             ToolStep::JsonOpen => self.step_json_open(text, abs, eof),
@@ -435,27 +437,47 @@ impl AutoParser {
     }
 
     /// A literal argument value: it ends by its own syntax (closing quote or bracket, end of a word).
-    fn literal_value(&mut self, text: &str, eof: bool) -> Step {
+    fn literal_value(&mut self, text: &str, abs: usize, eof: bool) -> Step {
         let cfg = Rc::clone(&self.cfg);
         let delim = cfg.tools.as_ref().map_or("", |t| t.string_delim.as_str());
-        let call = &mut self.call;
         for (i, c) in text.char_indices() {
-            match call.literal.feed(c, delim, &mut call.data.args) {
-                Feed::More => {}
-                Feed::Done => {
-                    self.state = State::Tool(ToolStep::ArgNext);
-                    return Step::Adv(i + c.len_utf8());
-                }
+            let call = &mut self.call;
+            let feed = match call.scalar.buffer_for(c, delim) {
+                Some(held) => call.literal.feed(c, delim, held),
+                None => call.literal.feed(c, delim, &mut call.data.args),
+            };
+            let (whole, used) = match feed {
+                Feed::More => continue,
+                Feed::Done => (true, i + c.len_utf8()),
                 Feed::EndedBefore => {
-                    self.state = State::Tool(ToolStep::ArgNext);
-                    return Step::Adv(i);
+                    call.scalar.unread_last();
+                    (true, i)
                 }
-                Feed::Invalid => return Step::Fail("invalid literal argument value", i),
+                Feed::Invalid => (false, i),
+            };
+            if let Some(note) = call.scalar.release(&mut call.data.args, whole) {
+                self.diag(abs + i, note);
             }
-        }
-        if eof && call.literal.complete_at_eof() {
-            call.literal.finish(&mut call.data.args);
+            if !whole {
+                return Step::Fail("invalid literal argument value", i);
+            }
             self.state = State::Tool(ToolStep::ArgNext);
+            return Step::Adv(used);
+        }
+        let call = &mut self.call;
+        if eof {
+            let whole = call.literal.complete_at_eof();
+            if whole {
+                match call.scalar.buffer() {
+                    Some(held) => call.literal.finish(held),
+                    None => call.literal.finish(&mut call.data.args),
+                }
+                self.state = State::Tool(ToolStep::ArgNext);
+            }
+            // Cut off inside a held value: what was read goes out as written (the exit closes it).
+            if let Some(note) = call.scalar.release(&mut call.data.args, whole) {
+                self.diag(abs + text.len(), note);
+            }
         }
         if text.is_empty() { Step::Wait } else { Step::Adv(text.len()) }
     }
