@@ -313,13 +313,6 @@ pub const RULES: &[Rule] = &[
         example: r#"I'll run it<|python_tag|>print(1 + 1)<|eom_id|>"#,
     },
     Rule {
-        id: "R42",
-        name: "function-tag call",
-        departure: r#"`<function=NAME>{JSON arguments}`, with or without `</function>`, alone on its line, in a template that writes its calls another way (Llama 3.1's custom-tool format, which its model card teaches while its template renders JSON calls)"#,
-        action: r#"read as a call once the name is a declared tool's and the arguments one JSON object that parses; anything else stays content as written"#,
-        example: r#"<function=get_weather>{"city": "Paris"}</function>"#,
-    },
-    Rule {
         id: "R43",
         name: "reasoning between taught phrases",
         departure: r#"with thinking on, reasoning written after a plain phrase and the answer after another, as the template's thinking-on instructions teach in quotes (`analysis.reasoning.phrases`: Granite 3.2's `Here is my thought process:` … `Here is my response:`), in those words or with English contractions (`Here's my response:`)"#,

@@ -207,9 +207,6 @@ pub enum BareCallPlace {
     /// (`<|python_tag|>get_weather(city="Paris")`; rules R28 and R20, R11 for the word). It has no
     /// trigger: the content step checks there once (`parse::auto::output_start_call`).
     OutputStart,
-    /// `<function=NAME>{JSON arguments}`, maybe closed by `</function>`, alone on its line (rule R42:
-    /// Llama 3.1's custom-tool format, written where the template writes its calls another way).
-    FunctionTag,
 }
 
 /// One tool format the fallback tries: the whole configuration with it as the tool format, and
@@ -285,8 +282,8 @@ pub fn bare_calls_apply(base: &ParserConfig) -> bool {
     base.tools.as_ref().is_some_and(|t| !t.trigger_is_body && !t.tools.is_empty())
 }
 
-/// The first bytes of the marker-less calls' triggers and of a code fence (`{`, `[`, `` ` ``, `<`).
-pub const BARE_CALL_FIRST_BYTES: [u8; 4] = [b'{', b'[', b'`', b'<'];
+/// The first bytes of the marker-less calls' triggers and of a code fence (`{`, `[`, `` ` ``).
+pub const BARE_CALL_FIRST_BYTES: [u8; 3] = [b'{', b'[', b'`'];
 
 /// The marker-less calls of a template that has a marked tool format (rules R28, R34): a JSON call
 /// object, a `[…]` array of them, and a ```` ```json ```` fence, each in the template's own call
@@ -295,26 +292,14 @@ pub const BARE_CALL_FIRST_BYTES: [u8; 4] = [b'{', b'[', b'`', b'<'];
 /// pays for it (the parser builds them only once content holds one of their first bytes); only
 /// declared names make them calls. None without [`bare_calls_apply`].
 pub fn bare_call_configs(base: &ParserConfig) -> Vec<FallbackConfig> {
-    let mut places = Vec::new();
-    if bare_calls_apply(base) {
-        places.extend([("", "", false, BareCallPlace::LineStart), ("", "", true, BareCallPlace::LineStart), ("```json", "```", false, BareCallPlace::WholeOutputFence)]);
+    if !bare_calls_apply(base) {
+        return Vec::new();
     }
-    if function_tag_applies(base) {
-        places.push((FUNCTION_TAG.0, FUNCTION_TAG.2, false, BareCallPlace::FunctionTag));
-    }
-    places.into_iter().filter_map(|(open, close, array, place)| bare_variant(base, open, close, array, place)).collect()
+    [("", "", false, BareCallPlace::LineStart), ("", "", true, BareCallPlace::LineStart), ("```json", "```", false, BareCallPlace::WholeOutputFence)]
+        .into_iter()
+        .filter_map(|(open, close, array, place)| bare_variant(base, open, close, array, place))
+        .collect()
 }
-
-/// Whether `base` reads rule R42's `<function=name>{…}` call: its request has tools and its template
-/// a tool format that does not write `<function=` itself (that one reads it as its own).
-pub fn function_tag_applies(base: &ParserConfig) -> bool {
-    base.tools.as_ref().is_some_and(|t| !t.tools.is_empty() && ![&t.per_call_start, &t.name_prefix, &t.trigger].iter().any(|m| m.core.starts_with(FUNCTION_TAG.0)))
-}
-
-/// Rule R42's call: `<function=` name `>` JSON arguments `</function>`.
-pub const FUNCTION_TAG: (&str, &str, &str) = ("<function=", ">", "</function>");
-/// Rule R42: a `<function=name>{…}` call where the template writes its calls another way.
-pub const FUNCTION_TAG_NOTE: &str = "a <function=name>{…} tool call where the template writes its calls another way, naming a declared tool: read as a call (rule R42)";
 
 /// The configuration of a pythonic call without its list where the content starts
 /// (`BareCallPlace::OutputStart`): built only once the content's first word names a declared tool.
@@ -349,15 +334,14 @@ fn bare_variant(base: &ParserConfig, open: &str, close: &str, array: bool, place
     } else {
         "{"
     });
-    let tag = place == BareCallPlace::FunctionTag;
     let t = ToolConfig {
-        format: if tag { ToolFormat::TagWithJson } else { ToolFormat::JsonNative },
+        format: ToolFormat::JsonNative,
         section_start: blank(),
         section_end: blank(),
         per_call_start: Marker::new(open),
         per_call_end: Marker::new(close),
         name_prefix: blank(),
-        name_suffix: if tag { Marker::new(FUNCTION_TAG.1) } else { blank() },
+        name_suffix: blank(),
         close: blank(),
         args_start: blank(),
         args_end: blank(),
@@ -383,11 +367,7 @@ fn bare_variant(base: &ParserConfig, open: &str, close: &str, array: bool, place
         counter_head: None,
         undeclared: false,
     };
-    let note = match place {
-        BareCallPlace::WholeOutputFence => FENCED_CALL_NOTE,
-        BareCallPlace::FunctionTag => FUNCTION_TAG_NOTE,
-        _ => BARE_CALL_NOTE,
-    };
+    let note = if place == BareCallPlace::WholeOutputFence { FENCED_CALL_NOTE } else { BARE_CALL_NOTE };
     let mut cfg = ParserConfig {
         tools: Some(t),
         bare_note: Some(note),
@@ -398,7 +378,7 @@ fn bare_variant(base: &ParserConfig, open: &str, close: &str, array: bool, place
         unwritten_closer: blank(),
         ..base.clone()
     };
-    if !matches!(place, BareCallPlace::WholeOutputFence | BareCallPlace::FunctionTag) {
+    if place != BareCallPlace::WholeOutputFence {
         // The syntax dimension composes with this one: pythonic calls where an object is due (R20).
         cfg.pythonic = call_syntax::pythonic_variant(&cfg).map(Rc::new);
     }

@@ -65,8 +65,6 @@ pub(super) struct Ahead {
     /// A pythonic call was begun (the candidate must then end its line).
     pythonic: bool,
     call: PythonicCall,
-    /// A `<function=name>{…}` candidate (rule R42).
-    tag: super::function_tag_call::TagCheck,
 }
 
 pub(super) enum Verdict {
@@ -91,9 +89,6 @@ impl Ahead {
     /// Feed the candidate's text from where the last call stopped.
     /// `pythonic`: the configuration also reads pythonic calls where a call object is due.
     pub(super) fn check(&mut self, text: &str, t: &ToolConfig, place: BareCallPlace, pythonic: bool, eof: bool) -> Verdict {
-        if place == BareCallPlace::FunctionTag {
-            return self.check_tag(text, t, eof);
-        }
         let from = self.fed;
         for (i, c) in text.get(from..).unwrap_or("").char_indices() {
             let at = from + i;
@@ -186,30 +181,6 @@ impl Ahead {
     }
 }
 
-impl Ahead {
-    /// `check` of a `<function=name>{…}` candidate (rule R42), fed from after its trigger.
-    fn check_tag(&mut self, text: &str, t: &ToolConfig, eof: bool) -> Verdict {
-        use super::function_tag_call::TagVerdict;
-        let from = self.fed;
-        for (i, c) in text.get(from..).unwrap_or("").char_indices() {
-            let at = from + i;
-            self.fed = at + c.len_utf8();
-            match self.tag.feed(c, at, t) {
-                None => {}
-                Some(TagVerdict::Call) => return Verdict::Call,
-                Some(TagVerdict::Not(at, why)) => return Verdict::Not(at, why),
-            }
-        }
-        if !eof {
-            return Verdict::NeedMore;
-        }
-        match self.tag.at_end(text.len()) {
-            TagVerdict::Call => Verdict::Call,
-            TagVerdict::Not(at, why) => Verdict::Not(at, why),
-        }
-    }
-}
-
 impl AutoParser {
     /// A candidate of `f` (a marker-less call, rules R28 / R34) whose trigger is at `s..e` of `text`,
     /// the first marker of the content step. Held until it is known to be a call (then read as one)
@@ -218,7 +189,7 @@ impl AutoParser {
     pub(super) fn bare_candidate(&mut self, f: &FallbackConfig, place: BareCallPlace, text: &str, (s, e): (usize, usize), abs: usize, eof: bool, out: &mut Vec<Delta>) -> Step {
         let before = text.get(..s).unwrap_or("");
         let here = match place {
-            BareCallPlace::LineStart | BareCallPlace::FunctionTag => self.line_start_after(before) && abs + s >= self.bare_from,
+            BareCallPlace::LineStart => self.line_start_after(before) && abs + s >= self.bare_from,
             BareCallPlace::WholeOutputFence => !self.content_started && self.calls == 0 && before.chars().all(is_space),
             // Never a trigger's place: `output_start_call` checks there.
             BareCallPlace::OutputStart => false,
@@ -234,7 +205,7 @@ impl AutoParser {
         let Some(t) = f.cfg.tools.as_ref() else { return self.not_bare_call(place, text, (s, e), out) };
         let mut ahead = match self.ahead.take() {
             Some(a) if a.at == abs => a,
-            _ => Ahead::new(abs, if matches!(place, BareCallPlace::WholeOutputFence | BareCallPlace::FunctionTag) { e } else { 0 }),
+            _ => Ahead::new(abs, if place == BareCallPlace::WholeOutputFence { e } else { 0 }),
         };
         match ahead.check(text, t, place, f.cfg.pythonic.is_some(), eof) {
             Verdict::NeedMore => {
@@ -263,7 +234,7 @@ impl AutoParser {
     fn not_bare_call(&mut self, place: BareCallPlace, text: &str, (s, e): (usize, usize), out: &mut Vec<Delta>) -> Step {
         if place == BareCallPlace::WholeOutputFence && self.line_start_after(text.get(..s).unwrap_or("")) {
             self.in_code = !self.in_code;
-        } else if matches!(place, BareCallPlace::LineStart | BareCallPlace::FunctionTag) {
+        } else if place == BareCallPlace::LineStart {
             // Only the bracket: what follows may still hold a marker of the template.
             let first = text.get(s..).and_then(|r| r.chars().next()).map_or(1, char::len_utf8);
             let end = (s + first).min(text.len());

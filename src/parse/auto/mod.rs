@@ -19,7 +19,6 @@ mod call_header;
 mod call_syntax_swap;
 mod content_label;
 mod dropped;
-mod function_tag_call;
 mod id_head;
 mod json_departures;
 mod json_hold;
@@ -37,7 +36,7 @@ mod tool;
 mod untyped_value;
 mod wrapped_args;
 
-use super::config::{bare_call_configs, bare_calls_apply, fallback_configs, function_tag_applies, FallbackConfig, ParserConfig, ToolConfig, BARE_CALL_FIRST_BYTES};
+use super::config::{bare_call_configs, bare_calls_apply, fallback_configs, FallbackConfig, ParserConfig, ToolConfig, BARE_CALL_FIRST_BYTES};
 use super::drive::{machine_parts, Input, Machine};
 use super::emit::{Diagnostics, Emitter};
 use super::marker::{Expect, Marker};
@@ -194,7 +193,7 @@ impl AutoParser {
         dialects.extend(crate::parse::call_syntax::bracket_departures(&mut cfg).map(Rc::new));
         let cfg = Rc::new(cfg);
         let fallback = fallback_configs(analysis, options);
-        let bare_unbuilt = bare_calls_apply(&cfg) || function_tag_applies(&cfg);
+        let bare_unbuilt = bare_calls_apply(&cfg);
         let start_checked = !output_start_call::start_calls_apply(&cfg);
         let mut p = AutoParser {
             base: Rc::clone(&cfg),
