@@ -41,6 +41,9 @@ fn main() {
     if std::env::args().nth(2).as_deref() == Some("stream") {
         return stream_cost(reps);
     }
+    if std::env::args().nth(2).as_deref() == Some("tools32") {
+        return tools32_cost(reps);
+    }
     let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let tool = |name: &str| json!({"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": {"location": {"type": "string"}, "unit": {"type": "string"}}}}});
     let tools = vec![tool("get_weather"), tool("get_time"), tool("search")];
@@ -98,5 +101,25 @@ fn stream_cost(reps: usize) {
             std::hint::black_box(p.finish().unwrap());
         }, reps);
         println!("{name:<55} stream, {} chunks of 4 characters: {stream:8.1} µs ({:.0} ns per push)", chunks.len(), stream * 1e3 / chunks.len() as f64);
+    }
+}
+
+/// `… parse_cost 2000 tools32`: a tiny parse through the keyed parser cache (as wasm calls it: the options'
+/// JSON text as the key), with 3 and with 32 declared tools: what the Rust side adds per declared tool.
+fn tools32_cost(reps: usize) {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let tool = |name: String| json!({"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": {"location": {"type": "string"}, "unit": {"type": "string"}}}}});
+    let messages = vec![json!({"role": "system", "content": "You are a helpful assistant."}), json!({"role": "user", "content": "What is the weather in Paris?"})];
+    for name in ["Qwen3.5-4B.jinja", "Qwen3-Coder.jinja", "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja", "openai-gpt-oss-120b.jinja"] {
+        let src = std::fs::read_to_string(root.join("conformance/templates").join(name)).unwrap();
+        let t = ChatTemplate::new(&src, RenderOptions::default()).unwrap();
+        let mut line = format!("{name:<55}");
+        for n in [3, 32] {
+            let opts = RequestOptions { tools: (0..n).map(|i| tool(format!("tool_{i}"))).collect(), messages: messages.clone(), ..Default::default() };
+            let key = serde_json::to_string(&opts).unwrap();
+            let tiny = median(|| { std::hint::black_box(t.stream_parser_keyed(&key, &opts).unwrap().parse_whole("Hi").unwrap()); }, reps);
+            line += &format!("  {n} tools {tiny:6.2} µs");
+        }
+        println!("{line}");
     }
 }

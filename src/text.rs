@@ -65,3 +65,38 @@ impl ByteSet {
         rest.iter().position(|&b| self.has(b)).map(|p| from + p)
     }
 }
+
+/// Whether `a` and `b` are the same text, compared eight bytes at a time: the caches keyed by a request's
+/// JSON text (kilobytes with many tools) compare it on every call, and `==` on wasm32 is a byte-at-a-time
+/// `memcmp` (≈ 1 µs per KB through wasm).
+pub fn same_text(a: &str, b: &str) -> bool {
+    let (mut a, mut b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    while let (Some((x, rest_a)), Some((y, rest_b))) = (a.split_first_chunk::<8>(), b.split_first_chunk::<8>()) {
+        if u64::from_ne_bytes(*x) != u64::from_ne_bytes(*y) {
+            return false;
+        }
+        (a, b) = (rest_a, rest_b);
+    }
+    a == b
+}
+
+#[cfg(test)]
+mod same_text_tests {
+    use super::same_text;
+
+    #[test]
+    fn compares_every_byte() {
+        let base = "{\"tools\":[{\"name\":\"get_weather\"}]} and a tail".to_string();
+        assert!(same_text(&base, &base.clone()));
+        assert!(same_text("", ""));
+        for i in 0..base.len() {
+            let mut other = base.clone().into_bytes();
+            other[i] ^= 1;
+            assert!(!same_text(&base, &String::from_utf8_lossy(&other)), "byte {i}");
+        }
+        assert!(!same_text(&base, &base[..base.len() - 1]));
+    }
+}

@@ -41,7 +41,7 @@ pub(crate) fn key(options: &RequestOptions) -> Option<String> {
 pub(crate) fn get_or_build(id: u64, key: &str, build: impl FnOnce() -> crate::Result<StreamParser>) -> crate::Result<StreamParser> {
     let hit = PARSERS.with(|cell| {
         let mut entries = cell.try_borrow_mut().ok()?;
-        entries.find(|(t, k)| *t == id && k == key)?.fork()
+        entries.find(|(t, k)| *t == id && crate::text::same_text(k, key))?.fork()
     });
     if let Some(p) = hit {
         return Ok(p);

@@ -141,10 +141,10 @@ pub fn check_grammar(gbnf: &str, text: &str) -> Result<JsValue, JsValue> {
 }
 
 /// The template and the checked request options of a call.
-fn request(template_or_source: &JsValue, options: Option<String>) -> Result<(Rc<crate::ChatTemplate>, Rc<RequestOptions>, String), JsValue> {
+fn request(template_or_source: &JsValue, options: Option<String>) -> Result<(Rc<crate::ChatTemplate>, Rc<RequestOptions>, Rc<str>), JsValue> {
     let t = template_arg(template_or_source)?;
-    let text = options.unwrap_or_default();
-    Ok((t, request_options::read(&text)?, text))
+    let (opts, key) = request_options::read(&options.unwrap_or_default())?;
+    Ok((t, opts, key))
 }
 
 /// What the template appends for the assistant's turn (the text the parser reads before the output).

@@ -38,9 +38,8 @@ pub fn version() -> String {
 /// The parser of a request: the spec's, for the checked options.
 fn stream_parser(spec: &str, options: Option<String>) -> Result<(crate::StreamParser, Rc<RequestOptions>), JsValue> {
     let p = compiled(spec)?;
-    let text = options.unwrap_or_default();
-    let opts = request_options::read(&text)?;
-    Ok((js(p.stream_parser_keyed(&text, &opts))?, opts))
+    let (opts, key) = request_options::read(&options.unwrap_or_default())?;
+    Ok((js(p.stream_parser_keyed(&key, &opts))?, opts))
 }
 
 /// Parse a whole model output with a compiled parser spec (see the full package's `parseOutput`).
@@ -54,7 +53,7 @@ pub fn parse_output(spec: &str, text: &str, options: Option<String>) -> Result<J
 #[wasm_bindgen(js_name = generationPrompt)]
 pub fn generation_prompt(spec: &str, options: Option<String>) -> Result<String, JsValue> {
     let p = compiled(spec)?;
-    let opts = request_options::read(&options.unwrap_or_default())?;
+    let (opts, _) = request_options::read(&options.unwrap_or_default())?;
     Ok(p.generation_prompt(&opts))
 }
 

@@ -17,7 +17,7 @@ impl<T: Clone> Recent<T> {
 
     /// The value for `text`: the kept one, else `read()`'s (kept; errors are not).
     pub fn get_or_read(&self, text: &str, read: impl FnOnce() -> Result<T, JsValue>) -> Result<T, JsValue> {
-        let hit = self.entries.try_borrow_mut().ok().and_then(|mut e| e.find(|k| k == text).cloned());
+        let hit = self.entries.try_borrow_mut().ok().and_then(|mut e| e.find(|k| crate::text::same_text(k, text)).cloned());
         if let Some(value) = hit {
             return Ok(value);
         }
@@ -26,6 +26,19 @@ impl<T: Clone> Recent<T> {
             entries.insert(text.to_string(), value.clone());
         }
         Ok(value)
+    }
+
+    /// The value kept for `text`, if any.
+    pub fn get(&self, text: &str) -> Option<T> {
+        self.entries.try_borrow_mut().ok()?.find(|k| crate::text::same_text(k, text)).cloned()
+    }
+
+    /// Keep `value` for `text` (nothing when the store is in use: a later `get` misses).
+    pub fn insert(&self, text: &str, value: T) {
+        if let Ok(mut entries) = self.entries.try_borrow_mut() {
+            entries.retain(|k| !crate::text::same_text(k, text));
+            entries.insert(text.to_string(), value);
+        }
     }
 
     /// Forget every value (after a trap: one may be mid-update). The full package keeps its templates in

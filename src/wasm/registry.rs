@@ -62,7 +62,7 @@ pub fn template_arg(v: &JsValue) -> Result<Rc<ChatTemplate>, JsValue> {
 fn from_source(source: String) -> Result<Rc<ChatTemplate>, JsValue> {
     if let Some(t) = BY_SOURCE.with(|c| {
         let mut c = c.borrow_mut();
-        let pos = c.iter().position(|(s, _)| *s == source)?;
+        let pos = c.iter().position(|(s, _)| crate::text::same_text(s, &source))?;
         let entry = c.remove(pos);
         let t = entry.1.clone();
         c.push(entry);

@@ -129,7 +129,7 @@ function analyzeTemplate(source, options) {
 function buildGrammar(templateOrSource, options) {
   const t = templateArg(templateOrSource);
   const opts = optionsJson(options, REQUEST_OPTIONS);
-  return guarded([t.state], () => raw.buildGrammar(t.arg, opts), t);
+  return guarded([t.state], () => withRequestOptions(opts, (o) => raw.buildGrammar(t.arg, o)), t);
 }
 
 function checkGrammar(gbnf, text) {
