@@ -76,7 +76,7 @@ pub fn version() -> &'static str {
 pub mod testing {
     pub use crate::formats::{parser_prefill, FunctionaryParser, HarmonyParser};
     pub use crate::parse::generic::{GenericConfig, GenericParser};
-    pub use crate::parse::spelling::without_special_part;
+    pub use crate::parse::auto::markers::spelling::without_special_part;
     pub use crate::parse::OutputParser;
     pub use crate::session::fixture_tools;
 

@@ -1,4 +1,4 @@
-//! The call-syntax and bracket departures of issue #13 (README "Leniency", `parse::call_syntax`):
+//! The call-syntax and bracket departures of issue #13 (README "Leniency", `parse::auto::call_syntax`):
 //! pythonic calls inside a JSON-call template's markers (R20), JSON call objects inside a pythonic
 //! template's (R18, and R21 when the section's `[ … ]` is left out), and a bare array of calls where
 //! the template writes bare call objects (R21). Each output is parsed whole and in chunks of 1, 3

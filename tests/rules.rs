@@ -17,7 +17,7 @@ fn root() -> PathBuf {
 fn readme_table_is_generated_from_the_catalogue() {
     let path = root().join("README.md");
     let readme = std::fs::read_to_string(&path).unwrap();
-    let header = "| rule | departure | what the parser does |\n";
+    let header = "| rule | departure | what the parser does | code |\n";
     let start = readme.find(header).expect("README has the rule table");
     let len = readme[start..].split_inclusive('\n').take_while(|l| l.starts_with('|')).map(str::len).sum::<usize>();
     let (current, generated) = (&readme[start..start + len], readme_table());
@@ -105,4 +105,26 @@ fn every_diagnostic_that_names_a_rule_carries_it() {
     println!("diagnostics: {checked}, {with_rule} naming a rule");
     assert!(unexplained.is_empty(), "diagnostics that neither name the rule of an accepted departure nor say the text was kept or ignored: {unexplained:#?}");
     assert!(with_rule > 100, "{with_rule} of {checked}");
+}
+
+#[test]
+fn every_rule_lives_in_its_home() {
+    // A rule's home (README's `code` column) holds it: the file, or a file of the directory, names it.
+    let src = root().join("src");
+    for r in RULES {
+        let home = src.join(r.home);
+        let mut files = Vec::new();
+        if home.is_dir() {
+            sources(&home, &mut files);
+        } else {
+            assert!(home.is_file(), "{}: home {} does not exist", r.id, r.home);
+            files.push(home.clone());
+        }
+        if r.id.is_empty() {
+            continue;
+        }
+        let text: String = files.iter().map(|f| std::fs::read_to_string(f).unwrap()).collect();
+        let named = text.match_indices(r.id).any(|(at, _)| !text[at + r.id.len()..].starts_with(|c: char| c.is_ascii_digit()));
+        assert!(named, "{}: its home {} never names it", r.id, r.home);
+    }
 }

@@ -5,8 +5,8 @@
 //! [`Marker`]s and tool schemas reduced to what parsing needs (is this argument a string?).
 
 use super::marker::Marker;
-use super::{call_syntax, source_markers, spelling};
-use crate::findings::{fallback_formats, Analysis, THINKING_SWITCHES, CallIdPosition, ContentMode, ReasoningMode, ToolFormat};
+use super::auto::call_syntax;
+use crate::findings::{fallback_formats, Analysis, CallIdPosition, ContentMode, ReasoningMode, ToolFormat};
 use crate::api::{ReasoningFormat, RequestOptions, ToolChoice};
 use serde_json::Value;
 use std::rc::Rc;
@@ -23,8 +23,8 @@ pub struct ToolDef {
     /// a tagged value `null` is null, not the string "null".
     pub nullable_params: Vec<String>,
     /// Parameters whose schema is one scalar type (`{"type": "integer"}`): a literal value of another
-    /// scalar type is converted where that is exact (rule R49, `parse::scalar_coercion`).
-    pub scalar_params: Vec<(String, super::scalar_coercion::Scalar)>,
+    /// scalar type is converted where that is exact (rule R49, `parse::auto::scalar_coercion`).
+    pub scalar_params: Vec<(String, super::auto::scalar_coercion::Scalar)>,
 }
 
 impl ToolDef {
@@ -34,7 +34,7 @@ impl ToolDef {
     }
 
     /// The one scalar type `param`'s schema declares, if it declares exactly one.
-    pub fn scalar(&self, param: &str) -> Option<super::scalar_coercion::Scalar> {
+    pub fn scalar(&self, param: &str) -> Option<super::auto::scalar_coercion::Scalar> {
         self.scalar_params.iter().find(|(p, _)| p == param).map(|(_, s)| *s)
     }
 
@@ -110,7 +110,7 @@ pub struct ToolConfig {
     /// R22): only in the template's own layout, never in the fallback or another call syntax.
     pub undeclared: bool,
     /// The openers of the template's role tag pairs (`<user>`), in which a whole call may be
-    /// written (rule R29, `parse::tag_wrappers`): looked for in content only.
+    /// written (rule R29, `parse::auto::tag_wrapped_call`): looked for in content only.
     pub wrapper_trigger: Marker,
     /// Text other than blanks the template writes between two calls with per-call markers (tools.12):
     /// layout after a call when another call follows it.
@@ -170,16 +170,16 @@ pub struct ParserConfig {
     /// [`fallback_configs`]): the diagnostic every call read this way adds.
     pub bare_note: Option<&'static str>,
     /// For a dialect that is a departure of its own rather than another spelling (rule R21,
-    /// `parse::call_syntax`): the diagnostic entering it adds.
+    /// `parse::auto::call_syntax`): the diagnostic entering it adds.
     pub dialect_note: Option<&'static str>,
-    /// For a dialect whose calls count only whole (rule R29, `parse::tag_wrappers`): a call goes
+    /// For a dialect whose calls count only whole (rule R29, `parse::auto::tag_wrapped_call`): a call goes
     /// out once its closing marker is read, adding this diagnostic; a call that breaks or is not
     /// closed is content.
     pub whole_call_note: Option<String>,
     /// The configuration that reads a pythonic call where this one's JSON call object is due
-    /// (rule R20, `parse::call_syntax`); `None` unless the tool format writes JSON call objects.
+    /// (rule R20, `parse::auto::call_syntax`); `None` unless the tool format writes JSON call objects.
     pub pythonic: Option<Rc<ParserConfig>>,
-    /// Source tokens that may stand right before a call (rule R11, `parse::source_markers`).
+    /// Source tokens that may stand right before a call (rule R11, `parse::auto::markers::source_markers`).
     pub call_prefixes: Vec<String>,
     /// The closer of the call section's opener by the template's token convention, which the
     /// template itself never writes (`[/TOOL_CALLS]`): dropped after the calls (rule R9).
@@ -191,7 +191,7 @@ pub struct ParserConfig {
     /// (rule R41, `parse::raw_code`).
     pub raw_code: Option<Rc<super::raw_code::RawCodeConfig>>,
     /// Reasoning markers that are plain phrases (`analysis.reasoning.phrases`, with their contracted
-    /// spellings, `parse::phrases`): read as a pair with thinking on (rule R43).
+    /// spellings, `parse::auto::phrase_reasoning`): read as a pair with thinking on (rule R43).
     pub reasoning_phrases: Option<(Marker, Marker)>,
 }
 
@@ -420,7 +420,7 @@ impl ParserConfig {
         };
         let reasoning_ends_at_call = r.mode == ReasoningMode::ToolsOnly;
         let reasoning_call_openers = if tools.is_none() && reasoning.is_some() { tool_openers(analysis) } else { Vec::new() };
-        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, reasoning_call_openers, turn_end: Vec::new(), content_label: analysis.content_label.clone(), tool_result: Vec::new(), fallback_rule: None, dialect_note: None, whole_call_note: None, bare_note: None, pythonic: None, call_prefixes: Vec::new(), unwritten_closer: Marker::default(), stream_arguments: options.stream_arguments, reasoning_phrases: reasoning_phrases(analysis, options), raw_code: None };
+        let mut cfg = ParserConfig { reasoning, content_wrap, reasoning_ends_at_call, thinking: options.enable_thinking != Some(false), tools, reasoning_call_openers, turn_end: Vec::new(), content_label: analysis.content_label.clone(), tool_result: Vec::new(), fallback_rule: None, dialect_note: None, whole_call_note: None, bare_note: None, pythonic: None, call_prefixes: Vec::new(), unwritten_closer: Marker::default(), stream_arguments: options.stream_arguments, reasoning_phrases: super::auto::phrase_reasoning::reasoning_phrases(analysis, options), raw_code: None };
         let taken: Vec<String> = {
             let text = cfg.reasoning.iter().chain(cfg.content_wrap.iter()).flat_map(|(s, e)| [s.core.clone(), e.core.clone()]);
             let tools = cfg.tools.iter().flat_map(|t| {
@@ -436,7 +436,7 @@ impl ParserConfig {
         cfg.respell_text_markers(analysis);
         cfg.source_markers(analysis);
         let roles = [analysis.user_start.as_str(), analysis.assistant_start.as_str()];
-        let wrappers = super::tag_wrappers::wrapper_openers(&cfg, &roles, &analysis.source_tokens);
+        let wrappers = super::auto::tag_wrapped_call::wrapper_openers(&cfg, &roles, &analysis.source_tokens);
         if let (Some(t), Some((first, rest))) = (cfg.tools.as_mut(), wrappers.split_first()) {
             t.wrapper_trigger = Marker::new(first).with_alts(rest.to_vec());
         }
@@ -445,54 +445,6 @@ impl ParserConfig {
             cfg.raw_code = super::raw_code::RawCodeConfig::new(analysis, &options.tools).map(Rc::new);
         }
         cfg
-    }
-
-    /// Call prefixes and the unwritten section closer, from the template's source tokens.
-    fn source_markers(&mut self, analysis: &Analysis) {
-        let Some(t) = &self.tools else { return };
-        let tokens = &analysis.source_tokens;
-        let (f, fun, args, id) = (&analysis.tools.format, &analysis.tools.function, &analysis.tools.arguments, &analysis.tools.call_id);
-        let mut markers: Vec<&str> = vec![&analysis.user_start, &analysis.assistant_start, &analysis.reasoning.start, &analysis.reasoning.end, &analysis.content.start, &analysis.content.end];
-        markers.extend(analysis.turn_end.iter().map(String::as_str));
-        markers.extend([&f.section_start, &f.section_end, &f.per_call_start, &f.per_call_end, &fun.name_prefix, &fun.name_suffix, &fun.close].map(String::as_str));
-        markers.extend([&args.start, &args.end, &args.name_prefix, &args.name_suffix, &args.value_prefix, &args.value_suffix, &args.string_delimiter, &id.prefix, &id.suffix].map(String::as_str));
-        let markers: Vec<&str> = markers.into_iter().map(str::trim).filter(|m| !m.is_empty()).collect();
-        self.call_prefixes = source_markers::call_prefixes(tokens, &markers);
-        let opener = if t.section_start.is_empty() { &t.per_call_start } else { &t.section_start };
-        let closer = if t.section_start.is_empty() { &t.per_call_end } else { &t.section_end };
-        if closer.is_empty() && !opener.is_empty() {
-            self.unwritten_closer = source_markers::paired_closer(&opener.core, tokens).map(|c| Marker::new(&c)).unwrap_or_default();
-        }
-    }
-
-    /// Other spellings of the markers the text states look for (rule R9, `parse::spelling`):
-    /// respellings and mined literals of each, and for a reasoning start marker that is a token and a
-    /// word (`<|channel>thought`) the token alone. None that is another marker or a role marker.
-    fn respell_text_markers(&mut self, analysis: &Analysis) {
-        let mut taken: Vec<String> = [&analysis.user_start, &analysis.assistant_start].iter().map(|s| s.trim().to_string()).collect();
-        let pairs = self.reasoning.iter().chain(self.content_wrap.iter());
-        taken.extend(pairs.flat_map(|(s, e)| [s.core.clone(), e.core.clone()]));
-        taken.extend(self.turn_end.iter().map(|m| m.core.clone()));
-        if let Some(t) = &self.tools {
-            let markers = [&t.section_start, &t.section_end, &t.per_call_start, &t.per_call_end, &t.name_prefix, &t.name_suffix, &t.close, &t.args_start, &t.args_end];
-            taken.extend(markers.iter().map(|m| m.core.clone()));
-        }
-        taken.retain(|t| !t.is_empty());
-        let taken: Vec<&str> = taken.iter().map(String::as_str).collect();
-        let mined = &analysis.source_tokens;
-        let respell = |m: &Marker, extra: Option<String>| {
-            let mut alts = spelling::variants(&m.core, mined, &taken);
-            alts.extend(extra.filter(|h| !taken.iter().any(|t| *t != m.core && t.contains(h.as_str()))));
-            m.clone().with_alts(alts)
-        };
-        if let Some((s, e)) = &self.reasoning {
-            let head = s.token_head().map(str::to_string);
-            self.reasoning = Some((respell(s, head), respell(e, None)));
-        }
-        if let Some((s, e)) = &self.content_wrap {
-            self.content_wrap = Some((respell(s, None), respell(e, None)));
-        }
-        self.turn_end = self.turn_end.iter().map(|m| respell(m, None)).collect();
     }
 }
 
@@ -622,15 +574,6 @@ fn may_be_null(schema: &Value) -> bool {
     ["anyOf", "oneOf"].iter().any(|key| matches!(obj.get(*key), Some(Value::Array(alts)) if alts.iter().any(may_be_null)))
 }
 
-/// The phrase markers of `analysis` when the request turns thinking on (`enableThinking`, or a switch
-/// of [`THINKING_SWITCHES`] in `extraContext`) and extracts reasoning.
-fn reasoning_phrases(analysis: &Analysis, options: &RequestOptions) -> Option<(Marker, Marker)> {
-    let [start, end] = analysis.reasoning.phrases.as_slice() else { return None };
-    let switched = THINKING_SWITCHES.iter().any(|s| options.extra_context.get(*s) == Some(&Value::Bool(true)));
-    let on = options.enable_thinking == Some(true) || (options.enable_thinking.is_none() && switched);
-    (on && options.reasoning_format != ReasoningFormat::None).then(|| (super::phrases::phrase_marker(start), super::phrases::phrase_marker(end)))
-}
-
 /// The name a request's tool declares (`{type, function: {name}}`, or a bare `{name}`).
 pub fn tool_name(tool: &Value) -> Option<&str> {
     tool.get("function").unwrap_or(tool).get("name")?.as_str()
@@ -642,7 +585,7 @@ fn tool_def(tool: &Value) -> Option<ToolDef> {
     let mut def = ToolDef { name, string_params: Vec::new(), typed_params: Vec::new(), nullable_params: Vec::new(), scalar_params: Vec::new() };
     if let Some(props) = func.get("parameters").and_then(|p| p.get("properties")).and_then(Value::as_object) {
         for (k, schema) in props {
-            if let Some(s) = super::scalar_coercion::Scalar::of_schema(schema) {
+            if let Some(s) = super::auto::scalar_coercion::Scalar::of_schema(schema) {
                 def.scalar_params.push((k.clone(), s));
             }
             match may_be_string(schema) {

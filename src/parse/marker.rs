@@ -18,7 +18,7 @@ pub struct Marker {
     pub trail: String,
     /// `lead + core`, precomputed for holdback checks.
     lead_core: String,
-    /// Other spellings of the core the model may write (rule R9, see `parse::spelling`); matched like
+    /// Other spellings of the core the model may write (rule R9, see `parse::auto::markers::spelling`); matched like
     /// the core, the longest spelling winning at one position.
     pub alts: Vec<String>,
 }

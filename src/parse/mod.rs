@@ -10,8 +10,6 @@ use crate::api::{Delta, Diagnostic};
 use crate::Result;
 
 pub mod call_ids;
-pub mod call_syntax;
-pub mod dialect;
 pub mod drive;
 pub mod emit;
 pub mod exit;
@@ -23,13 +21,9 @@ pub mod json_extent;
 pub mod json_fence;
 pub mod json_numbers;
 pub mod missing_opener;
-pub mod phrases;
 pub mod pythonic_check;
 pub mod raw_code;
 pub mod scan;
-pub mod source_markers;
-pub mod spelling;
-pub mod tag_wrappers;
 
 /// A streaming output parser.
 pub trait OutputParser {
@@ -62,5 +56,4 @@ pub mod config;
 pub mod json;
 pub mod jsoncall;
 pub mod literal;
-pub mod scalar_coercion;
 pub mod marker;

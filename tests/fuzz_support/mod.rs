@@ -384,7 +384,7 @@ const CALL_PREFIXES: &[&str] = &["<|python_tag|>", "<|eom_id|>", "<|think|>"];
 pub fn respell_subject(s: &Subject, rng: &mut Rng) -> String {
     let output = s.text.strip_prefix(s.gp.as_str()).unwrap_or(&s.text);
     let mut out = output.to_string();
-    // The rules respell token-like markers only (`parse::spelling`).
+    // The rules respell token-like markers only (`parse::auto::markers::spelling`).
     let markers: Vec<&String> = s.markers.iter().filter(|m| m.starts_with('<') || m.starts_with('[') || m.contains('｜')).collect();
     for _ in 0..1 + rng.below(3) {
         if markers.is_empty() {

@@ -3,12 +3,12 @@
 //! state is one method; `step_tool` (`tool.rs`) dispatches to them after the departures of its table
 //! are tried.
 
-use super::tool::{goto, longest, name_window, past_name_limit, Closer, Closing, IdAt, RawWrap, ToolStep, MAX_NAME};
+use super::arg_value::ArgValue;
+use super::tool::{goto, longest, name_window, past_name_limit, Closer, Closing, IdAt, ToolStep, MAX_NAME};
+use super::untyped_value::Sniff;
 use super::{AutoParser, State, Step};
 use crate::findings::{CallIdPosition, ToolFormat};
-use crate::parse::json::PyToJson;
 use crate::parse::jsoncall::JsonCall;
-use crate::parse::literal::LiteralValue;
 use crate::parse::marker::Expect;
 use crate::text::is_space;
 use std::rc::Rc;
@@ -112,22 +112,16 @@ impl AutoParser {
         call.data.args.push(':');
         call.data.args_seen = true;
         call.arg_count += 1;
-        call.value_is_string = is_string;
-        call.value_empty = true;
-        call.raw_wrap = RawWrap::Unchecked;
-        call.value_norm = PyToJson::default();
-        call.typed_raw.clear();
-        call.literal = LiteralValue::default();
-        call.scalar = super::scalar_hold::ScalarHold::new(tool.filter(|_| t.literal).and_then(|d| d.scalar(name)));
         // No schema for it: a whole JSON object or array stays JSON (rule R14).
         let schemaless = is_string && t.typed_value_prefix.is_empty() && t.raw_value.0.is_empty() && tool.is_none_or(|d| !d.declares(name));
         let nullable = is_string && !t.literal && t.typed_value_prefix.is_empty() && tool.is_some_and(|d| d.is_nullable(name));
-        call.sniff = match () {
-            _ if schemaless && !t.literal => super::untyped_value::Sniff::Pending,
-            _ if nullable => super::untyped_value::Sniff::Null,
-            _ => super::untyped_value::Sniff::Off,
+        let sniff = match () {
+            _ if schemaless && !t.literal => Sniff::Pending,
+            _ if nullable => Sniff::Null,
+            _ => Sniff::Off,
         };
-        if is_string && !t.literal && call.sniff == super::untyped_value::Sniff::Off {
+        call.value = ArgValue::new(is_string, tool.filter(|_| t.literal).and_then(|d| d.scalar(name)), sniff);
+        if is_string && !t.literal && sniff == Sniff::Off {
             call.data.args.push('"');
         }
         self.trail = if typed { t.typed_value_prefix.trail.clone() } else { end.trail.clone() };
@@ -193,7 +187,7 @@ impl AutoParser {
                 Step::Adv(skip + 1)
             }
             Some('{') => {
-                self.call.json = JsonCall::default();
+                self.call.json.object = JsonCall::default();
                 goto(self, ToolStep::JsonObj, skip)
             }
             _ => Step::Fail("expected a JSON tool call object", 0),
@@ -209,7 +203,7 @@ impl AutoParser {
             None if !eof => Step::Wait,
             Some(',') => {
                 self.begin_call(abs + skip, "");
-                self.call.json = JsonCall::default();
+                self.call.json.object = JsonCall::default();
                 self.state = State::Tool(ToolStep::JsonObj);
                 Step::Adv(skip + 1)
             }
@@ -221,14 +215,14 @@ impl AutoParser {
             // (`{"name": …}{"name": …}`, Llama 4): another object is another call.
             Some('{') if !self.in_array && (if !t.section_start.is_empty() { &t.section_end } else { &t.per_call_end }).is_empty() => {
                 self.begin_call(abs + skip, "");
-                self.call.json = JsonCall::default();
+                self.call.json.object = JsonCall::default();
                 goto(self, ToolStep::JsonObj, skip)
             }
             // `[{…}{…}]`: the comma between two calls of the array left out (rule R8).
             Some('{') if self.in_array => {
                 self.diag(abs + skip, "missing comma between two tool calls of the array (rule R8)");
                 self.begin_call(abs + skip, "");
-                self.call.json = JsonCall::default();
+                self.call.json.object = JsonCall::default();
                 goto(self, ToolStep::JsonObj, skip)
             }
             _ => goto(self, ToolStep::JsonEnd, 0),
@@ -238,7 +232,7 @@ impl AutoParser {
     pub(super) fn step_json_end(&mut self, text: &str, abs: usize, eof: bool) -> Step {
         let cfg = Rc::clone(&self.cfg);
         let Some(t) = cfg.tools.as_ref() else { return self.no_tools() };
-        let own_end = self.call.json_in_tagged || t.section_start.is_empty();
+        let own_end = self.call.json.in_tagged || t.section_start.is_empty();
         let m = if own_end { &t.per_call_end } else { &t.section_end };
         if m.is_empty() {
             return self.unwritten_closer(text, abs, eof).unwrap_or_else(|| self.end_call());

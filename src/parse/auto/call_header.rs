@@ -44,7 +44,7 @@ impl AutoParser {
             return goto(self, next, n);
         }
         if let Expect::Matched(n) = end_m {
-            if crate::parse::call_syntax::blanks_inside(&t.section_end, text.get(..n).unwrap_or("")) {
+            if super::call_syntax::blanks_inside(&t.section_end, text.get(..n).unwrap_or("")) {
                 let core = t.section_end.core.clone();
                 self.note_blanks_inside(&core, text.get(..n).unwrap_or(""), abs);
             }

@@ -25,15 +25,15 @@ impl AutoParser {
         let skip = text.len() - rest.len();
         match rest.chars().next()? {
             '[' if !t.json.array_wrapped && !self.in_array => {
-                // No marker at all: the array itself started the calls (`parse::call_syntax`).
+                // No marker at all: the array itself started the calls (`parse::auto::call_syntax`).
                 let bare = t.trigger_is_body && t.section_start.is_empty() && t.per_call_start.is_empty();
                 let what = if bare { "a bare array of tool calls where the template writes bare call objects (rule R21)" } else { "an array of tool calls where the template writes one call object (rule R16)" };
                 self.diag(abs + skip, what);
                 self.in_array = true;
                 Some(Step::Adv(skip + 1))
             }
-            '{' if t.json.array_wrapped && !self.in_array && !self.call.object_not_array_said => {
-                self.call.object_not_array_said = true;
+            '{' if t.json.array_wrapped && !self.in_array && !self.call.json.object_not_array_said => {
+                self.call.json.object_not_array_said = true;
                 self.diag(abs + skip, "a tool call object where the template writes an array of calls (rule R16)");
                 None
             }
@@ -59,7 +59,7 @@ impl AutoParser {
         }
         let skip = text.len() - rest.len();
         self.diag(abs + skip, "a JSON tool call object where the template writes pythonic calls (rule R18)");
-        self.call.json = JsonCall::default();
+        self.call.json.object = JsonCall::default();
         self.state = State::Tool(ToolStep::JsonObj);
         Some(Step::Adv(skip))
     }
@@ -94,7 +94,7 @@ impl AutoParser {
         let what = if sep == 1 { "tool calls separated by `;`" } else { "another tool call object in the same call block" };
         self.diag(abs + at, format!("{what} (rule R16)"));
         self.begin_call(abs + at, "");
-        self.call.json = JsonCall::default();
+        self.call.json.object = JsonCall::default();
         self.state = State::Tool(ToolStep::JsonObj);
         Some(Step::Adv(at))
     }
@@ -104,20 +104,20 @@ impl AutoParser {
     /// flush of argument text.
     pub(super) fn hold_string_arguments(&mut self) -> bool {
         let call = &mut self.call;
-        if !call.args_string {
-            if call.args_checked || call.data.args.is_empty() {
+        if !call.json.args_string {
+            if call.json.args_checked || call.data.args.is_empty() {
                 return false;
             }
-            call.args_checked = true;
+            call.json.args_checked = true;
             if !call.data.args.starts_with('"') {
                 return false;
             }
-            call.args_string = true;
+            call.json.args_string = true;
         }
         if !call.data.args_complete {
             return true;
         }
-        call.args_string = false;
+        call.json.args_string = false;
         let decoded = match serde_json::from_str::<Value>(&call.data.args) {
             Ok(Value::String(inner)) => serde_json::from_str::<Value>(&inner).ok().filter(Value::is_object),
             _ => None,
@@ -134,10 +134,10 @@ impl AutoParser {
     /// decoded as at any flush (so the result does not depend on when the last flush happened),
     /// cut-off ones go out as written.
     pub(super) fn release_string_arguments(&mut self) {
-        if self.call.args_string && self.call.data.args_complete {
+        if self.call.json.args_string && self.call.data.args_complete {
             self.hold_string_arguments();
         }
-        self.call.args_string = false;
+        self.call.json.args_string = false;
         self.release_wrapped_arguments();
     }
 

@@ -42,7 +42,7 @@ fn encodes_object(args: &str) -> bool {
 impl AutoParser {
     /// Whether the current call's arguments are JSON (not tagged values).
     pub(super) fn json_arguments_call(&self) -> bool {
-        self.call.json_object || self.tools().is_some_and(|t| matches!(t.format, ToolFormat::JsonNative | ToolFormat::TagWithJson))
+        self.call.json.is_object || self.tools().is_some_and(|t| matches!(t.format, ToolFormat::JsonNative | ToolFormat::TagWithJson))
     }
 
     /// Whether the current call waits for its JSON arguments to be whole and valid before it goes out.
@@ -53,11 +53,11 @@ impl AutoParser {
     /// The call's JSON arguments just ended (before byte `at` of the step's text): checked once, over
     /// what was streamed of them and what is still pending. `Some` is the step that fails the call.
     pub(super) fn check_json_args(&mut self, at: usize) -> Option<Step> {
-        if self.call.args_validated {
+        if self.call.json.args_validated {
             return None;
         }
-        self.call.args_validated = true;
-        let sent = std::mem::take(&mut self.call.args_sent);
+        self.call.json.args_validated = true;
+        let sent = std::mem::take(&mut self.call.json.args_sent);
         let none_sent = sent.is_empty();
         let args = if none_sent { self.call.data.args.clone() } else { sent + &self.call.data.args };
         let detail = match json_error(&args) {
@@ -74,7 +74,7 @@ impl AutoParser {
                 }
             },
         };
-        self.call.fail_detail = Some(detail);
+        self.call.json.fail_detail = Some(detail);
         Some(Step::Fail("tool-call arguments are not valid JSON", at))
     }
 
@@ -93,8 +93,8 @@ impl AutoParser {
     /// Argument text about to go out while the call's JSON arguments are not checked yet (they
     /// stream, `stream_arguments`): kept for the check.
     pub(super) fn keep_streamed_args(&mut self, args: &str) {
-        if !self.call.args_validated && self.json_arguments_call() {
-            self.call.args_sent.push_str(args);
+        if !self.call.json.args_validated && self.json_arguments_call() {
+            self.call.json.args_sent.push_str(args);
         }
     }
 
@@ -104,7 +104,7 @@ impl AutoParser {
     pub(super) fn broken_call_message(&mut self, msg: &str) -> String {
         let data = &self.call.data;
         let inside_args = self.json_arguments_call() && data.args_seen && !data.args_complete;
-        match self.call.fail_detail.take() {
+        match self.call.json.fail_detail.take() {
             Some(why) => broken_arguments_message(&why, self.call.committed),
             None if inside_args => broken_arguments_message(msg, self.call.committed),
             None => msg.to_string(),
@@ -119,7 +119,7 @@ impl AutoParser {
         }
         match json_error(&self.call.data.args) {
             Some((detail, false)) => {
-                self.call.fail_detail = Some(detail);
+                self.call.json.fail_detail = Some(detail);
                 true
             }
             _ => false,

@@ -40,7 +40,7 @@ impl AutoParser {
     /// end of the output (`flush_partial`) it goes out as a cut-off call; with `streamArguments` it goes out
     /// at its name as any streamed JSON call.
     pub(super) fn json_call_in_tagged_open(&self) -> bool {
-        self.call.json_in_tagged && self.state == State::Tool(ToolStep::JsonObj) && !self.flush_partial && self.holds_json_call()
+        self.call.json.in_tagged && self.state == State::Tool(ToolStep::JsonObj) && !self.flush_partial && self.holds_json_call()
     }
 
     /// Where a tagged call's first argument marker is due (`ArgNext`, no argument yet): a JSON
@@ -54,9 +54,9 @@ impl AutoParser {
         match json_object_at(text, eof) {
             Ok(skip) => {
                 self.diag(abs + skip, "a JSON object as a tagged call's arguments, where the template writes argument markers (rule R26)");
-                self.call.json_object = true;
+                self.call.json.is_object = true;
                 self.call.header_ready = true;
-                self.call.json_args = JsonValue::default();
+                self.call.json.value = JsonValue::default();
                 self.state = State::Tool(ToolStep::JsonArgs);
                 Some(Step::Adv(skip))
             }
@@ -86,8 +86,8 @@ impl AutoParser {
         match json_object_at(text, eof) {
             Ok(skip) => {
                 self.diag(abs + skip, "a JSON tool call object where the template writes a tagged call (rule R23)");
-                self.call.json = JsonCall::default();
-                self.call.json_in_tagged = true;
+                self.call.json.object = JsonCall::default();
+                self.call.json.in_tagged = true;
                 self.state = State::Tool(ToolStep::JsonObj);
                 Some(Step::Adv(skip))
             }

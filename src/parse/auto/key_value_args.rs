@@ -128,12 +128,12 @@ impl AutoParser {
                 call.data.args.push('"');
             } else {
                 // Typed by the schema, or without one (R14), as a tagged value's held text is.
-                call.typed_raw = p.value.to_string();
-                call.typed_at = abs + p.at;
+                call.value.typed_raw = p.value.to_string();
+                call.value.typed_at = abs + p.at;
                 if tool.is_some_and(|d| d.declares(p.key)) {
                     self.finish_typed_value();
                 } else {
-                    call.sniff = super::untyped_value::Sniff::Json;
+                    call.value.sniff = super::untyped_value::Sniff::Json;
                     self.finish_untyped_value();
                 }
             }

@@ -13,25 +13,27 @@
 //! was emitted is rolled back into content; one that breaks later ends where it broke. Either way a
 //! [`Diagnostic`] is recorded. Only `finish(is_partial = false)` inside an unfinished call errors.
 
+mod arg_value;
 mod bare_json_call;
 mod call_body;
 mod call_header;
-mod call_syntax_swap;
+pub(crate) mod call_syntax;
 mod content_label;
 mod dropped;
 mod id_head;
 mod json_departures;
 mod json_hold;
 mod json_in_tagged;
+mod json_read;
 mod key_value_args;
-mod lenient_markers;
-mod tag_wrapped_call;
+pub mod markers;
+pub(crate) mod tag_wrapped_call;
 mod missing_call_opener;
 mod name_decoration;
 mod output_start_call;
 mod raw_code_call;
-mod scalar_hold;
-mod phrase_reasoning;
+pub(crate) mod scalar_coercion;
+pub(crate) mod phrase_reasoning;
 mod tool;
 mod untyped_value;
 mod wrapped_args;
@@ -130,7 +132,7 @@ pub struct AutoParser {
     text_marker_bytes: Box<[bool; 256]>,
     /// The configuration of the text states, as the template spells its markers; `cfg` is one of
     /// `fallback`'s while it reads a fallback call (rule R13), or a dialect of it while it reads a call
-    /// section written in another spelling (rule R9, `parse::dialect`).
+    /// section written in another spelling (rule R9, `parse::auto::markers::dialect`).
     base: Rc<ParserConfig>,
     /// The tool formats of the fallback for a template without one (rule R13), tried side by side.
     fallback: Rc<Vec<FallbackConfig>>,
@@ -189,8 +191,8 @@ impl AutoParser {
         // Reasoning is extracted or left in content (`none`); `deepseek-legacy` is built above.
         let format = if options.reasoning_format == ReasoningFormat::None { ReasoningFormat::None } else { ReasoningFormat::Auto };
         let mut cfg = ParserConfig::new(analysis, options);
-        let mut dialects: Vec<Rc<ParserConfig>> = crate::parse::dialect::tool_dialects(&mut cfg).into_iter().map(Rc::new).collect();
-        dialects.extend(crate::parse::call_syntax::bracket_departures(&mut cfg).map(Rc::new));
+        let mut dialects: Vec<Rc<ParserConfig>> = markers::dialect::tool_dialects(&mut cfg).into_iter().map(Rc::new).collect();
+        dialects.extend(call_syntax::bracket_departures(&mut cfg).map(Rc::new));
         let cfg = Rc::new(cfg);
         let fallback = fallback_configs(analysis, options);
         let bare_unbuilt = bare_calls_apply(&cfg);
@@ -441,7 +443,7 @@ impl AutoParser {
     /// A tool call broke: roll it back into content if nothing of it was emitted yet.
     fn fail_call(&mut self, abs: usize, msg: &str, out: &mut Vec<Delta>) {
         let mut message = self.broken_call_message(msg);
-        if self.call.json_in_tagged && !self.call.committed {
+        if self.call.json.in_tagged && !self.call.committed {
             message.push_str("; a JSON call object in a tagged call's markers that does not parse stays content (rule R23)");
         } else if self.call.committed && crate::rules::rule_named_in(&message).is_none() {
             message.push_str("; the call ends where it broke (rule R52)");
@@ -919,7 +921,7 @@ impl AutoParser {
             ToolStep::Name
         };
         let spelled = text.get(s..e).unwrap_or("");
-        let blanks = (section && crate::parse::call_syntax::blanks_inside(&tools.section_start, spelled)).then(|| tools.section_start.core.clone());
+        let blanks = (section && call_syntax::blanks_inside(&tools.section_start, spelled)).then(|| tools.section_start.core.clone());
         self.section_open = section_open;
         if section_open && self.calls > 0 {
             // The template writes all of a message's calls in one section.
@@ -1086,9 +1088,9 @@ impl AutoParser {
             State::Reasoning { .. } => self.emit_reasoning(&rest, out),
             State::Tool(step) => {
                 if let ToolStep::JsonObj = step {
-                    let mut json = std::mem::take(&mut self.call.json);
+                    let mut json = std::mem::take(&mut self.call.json.object);
                     json.finish(&mut self.call.data);
-                    self.call.json = json;
+                    self.call.json.object = json;
                     if self.call.committed && self.call.data.args_complete {
                         // The arguments are whole, but what followed them in the object is cut off.
                         self.diags.add(self.call.start, "output ends inside a tool call object (rule R53)");

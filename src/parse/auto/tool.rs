@@ -3,10 +3,10 @@
 
 use super::{AutoParser, Scope, State, Step};
 use crate::findings::{CallIdPosition, ToolFormat};
-use crate::parse::json::{escape_inner, Feed, JsonValue, PyToJson};
+use super::arg_value::RawWrap;
+use crate::parse::json::{escape_inner, Feed, JsonValue};
 use crate::parse::config::{is_tool_name_char, ToolConfig, MAX_TOOL_NAME};
 use crate::parse::jsoncall::{CallData, CallFeed, JsonCall};
-use crate::parse::literal::LiteralValue;
 use crate::parse::marker::{Expect, Marker};
 use crate::text::is_space;
 use std::rc::Rc;
@@ -46,7 +46,7 @@ pub(super) fn longest(markers: &[&Marker]) -> usize {
 pub enum Departure {
     /// An array where one call object is due, or the reverse (R16, R21; `json_departures.rs`).
     ArrayForObject,
-    /// A pythonic call where a JSON call object is due (R20; `call_syntax_swap.rs`).
+    /// A pythonic call where a JSON call object is due (R20; `call_syntax.rs`).
     PythonicForJson,
     /// A marker-less call ends after its object (R28; `bare_json_call.rs`).
     BareCallEnd,
@@ -156,24 +156,14 @@ impl Closing {
     }
 }
 
-/// A string value's raw wrapper (`<![CDATA[…]]>`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum RawWrap {
-    /// Not looked for yet.
-    #[default]
-    Unchecked,
-    /// Absent, or closed.
-    Outside,
-    Inside,
-}
-
 /// The tool call being parsed.
 #[derive(Debug, Clone, Default)]
 pub struct Call {
     pub data: CallData,
-    pub json: JsonCall,
-    /// TAG_WITH_JSON arguments value.
-    pub json_args: JsonValue,
+    /// The call's reader when it is written as JSON (a call object, or JSON arguments).
+    pub json: super::json_read::JsonRead,
+    /// The reader of the argument value being read (tagged and literal calls).
+    pub value: super::arg_value::ArgValue,
     /// Input offset of the call's first byte (diagnostics and errors report it in the output).
     pub start: usize,
     /// Header (name) emitted: the call can no longer be rolled back.
@@ -187,45 +177,10 @@ pub struct Call {
     pub arg_count: usize,
     /// The numbered header's counter was read (see `ToolConfig::counter_head`).
     pub counted: bool,
-    pub value_is_string: bool,
-    pub value_empty: bool,
-    pub raw_wrap: RawWrap,
-    pub value_norm: PyToJson,
-    /// A typed (non-string) tagged value's text, held until its end: it is written to the arguments
-    /// only once known to be JSON (else as a JSON string), so `arguments` is always valid JSON.
-    pub typed_raw: String,
-    /// Where the held typed value began (for its diagnostic).
-    pub typed_at: usize,
-    /// Literal-syntax argument value scanner.
-    pub literal: LiteralValue,
-    /// The literal value held for a conversion to its schema's type (rule R49).
-    pub scalar: super::scalar_hold::ScalarHold,
-    /// A tagged value without a schema, maybe JSON (rule R14, `untyped_value.rs`).
-    pub sniff: super::untyped_value::Sniff,
-    /// The arguments' first byte was looked at; they open as a JSON string, held (rule R17).
-    pub args_checked: bool,
-    pub args_string: bool,
-    /// The arguments' opening was looked at for a wrapper key; they open with it, held (rule R38).
-    pub wrap_checked: bool,
-    pub wrap_held: bool,
-    /// The one-object-for-an-array departure was reported (rule R16).
-    pub object_not_array_said: bool,
     /// The call's first byte was looked at for the other call syntax (rule R20).
     pub body_checked: bool,
     /// The configuration to go back to once a call read in the other syntax ends (rule R20).
     pub swapped_from: Option<Rc<crate::parse::config::ParserConfig>>,
-    /// Why the call failed, in more words than the step's static message (serde's JSON error).
-    pub fail_detail: Option<String>,
-    /// The JSON arguments were checked (once, when they ended, before a held call goes out).
-    pub args_validated: bool,
-    /// JSON argument text already streamed before the check (`stream_arguments`), for the check.
-    pub args_sent: String,
-    /// The call is read as a JSON call object (whatever the format: also rules R16, R18), so its
-    /// arguments are JSON.
-    pub json_object: bool,
-    /// A JSON call object read where the template writes a tagged call (rule R23): the call's own
-    /// end marker closes it.
-    pub json_in_tagged: bool,
 }
 
 impl AutoParser {
@@ -233,7 +188,7 @@ impl AutoParser {
     /// then the template's own state.
     pub(super) fn step_tool(&mut self, step: ToolStep, text: &str, abs: usize, eof: bool) -> Step {
         if step == ToolStep::JsonObj {
-            self.call.json_object = true;
+            self.call.json.is_object = true;
         }
         for &d in departures_at(step) {
             if let Some(taken) = self.try_departure(d, step, text, abs, eof) {
@@ -257,9 +212,9 @@ impl AutoParser {
             ToolStep::IdClose(at) => self.step_id_close(at, text, abs, eof),
             ToolStep::ArgsOpen => self.step_args_open(text, abs, eof),
             ToolStep::JsonArgs => {
-                let mut value = std::mem::take(&mut self.call.json_args);
+                let mut value = std::mem::take(&mut self.call.json.value);
                 let r = self.json_args(&mut value, text, eof);
-                self.call.json_args = value;
+                self.call.json.value = value;
                 r
             }
             ToolStep::ArgNext => self.step_arg_next(text, abs, eof),
@@ -277,9 +232,9 @@ impl AutoParser {
             ToolStep::AfterArgs(k) => self.step_after_args(k, text, abs, eof),
             ToolStep::JsonOpen => self.step_json_open(text, abs, eof),
             ToolStep::JsonObj => {
-                let mut json = std::mem::take(&mut self.call.json);
+                let mut json = std::mem::take(&mut self.call.json.object);
                 let r = self.json_object(&mut json, text, eof);
-                self.call.json = json;
+                self.call.json.object = json;
                 r
             }
             ToolStep::JsonAfter => self.step_json_after(text, abs, eof),
@@ -391,7 +346,7 @@ impl AutoParser {
             match json.feed(c, t, &mut self.call.data) {
                 CallFeed::More => {
                     // The arguments value just ended: checked before the call can go out.
-                    if self.call.data.args_complete && !self.call.args_validated {
+                    if self.call.data.args_complete && !self.call.json.args_validated {
                         if let Some(fail) = self.check_json_args(i + c.len_utf8()) {
                             return fail;
                         }
@@ -442,20 +397,16 @@ impl AutoParser {
         let delim = cfg.tools.as_ref().map_or("", |t| t.string_delim.as_str());
         for (i, c) in text.char_indices() {
             let call = &mut self.call;
-            let feed = match call.scalar.buffer_for(c, delim) {
-                Some(held) => call.literal.feed(c, delim, held),
-                None => call.literal.feed(c, delim, &mut call.data.args),
-            };
-            let (whole, used) = match feed {
+            let (whole, used) = match call.value.feed_literal(c, delim, &mut call.data.args) {
                 Feed::More => continue,
                 Feed::Done => (true, i + c.len_utf8()),
                 Feed::EndedBefore => {
-                    call.scalar.unread_last();
+                    call.value.scalar.unread_last();
                     (true, i)
                 }
                 Feed::Invalid => (false, i),
             };
-            if let Some(note) = call.scalar.release(&mut call.data.args, whole) {
+            if let Some(note) = call.value.scalar.release(&mut call.data.args, whole) {
                 self.diag(abs + i, note);
             }
             if !whole {
@@ -466,16 +417,12 @@ impl AutoParser {
         }
         let call = &mut self.call;
         if eof {
-            let whole = call.literal.complete_at_eof();
+            let whole = call.value.finish_literal(&mut call.data.args);
             if whole {
-                match call.scalar.buffer() {
-                    Some(held) => call.literal.finish(held),
-                    None => call.literal.finish(&mut call.data.args),
-                }
                 self.state = State::Tool(ToolStep::ArgNext);
             }
             // Cut off inside a held value: what was read goes out as written (the exit closes it).
-            if let Some(note) = call.scalar.release(&mut call.data.args, whole) {
+            if let Some(note) = call.value.scalar.release(&mut call.data.args, whole) {
                 self.diag(abs + text.len(), note);
             }
         }
@@ -505,27 +452,17 @@ impl AutoParser {
             None => (text.len() - keep, None),
         };
         let piece = text.get(..value_end).unwrap_or("");
-        if self.call.sniff != super::untyped_value::Sniff::Off {
+        if self.call.value.sniff != super::untyped_value::Sniff::Off {
             let trail = t.value_suffix.trail.clone();
             return self.untyped_value(piece, abs, consumed, &trail);
         }
         let call = &mut self.call;
-        if !piece.is_empty() {
-            call.value_empty = false;
-            if call.value_is_string {
-                escape_inner(piece, &mut call.data.args);
-            } else {
-                if call.typed_raw.is_empty() {
-                    call.typed_at = abs;
-                }
-                call.typed_raw.push_str(piece);
-            }
-        }
+        call.value.push_piece(piece, abs, &mut call.data.args);
         match consumed {
             Some(e) => {
-                if call.value_is_string {
+                if call.value.is_string {
                     call.data.args.push('"');
-                } else if !call.value_empty {
+                } else if !call.value.empty {
                     let trail = t.value_suffix.trail.clone();
                     self.finish_typed_value();
                     self.trail = trail;
@@ -543,24 +480,10 @@ impl AutoParser {
         }
     }
 
-    /// Write the held typed value: its JSON form (Python literals mapped) when that parses as JSON,
-    /// else the text as a JSON string with a diagnostic (`3 days`, `N/A` for an integer parameter).
+    /// Write the held typed value (`ArgValue::finish_typed`), with its diagnostic when kept as a string.
     pub(super) fn finish_typed_value(&mut self) {
-        let raw = std::mem::take(&mut self.call.typed_raw);
-        if raw.is_empty() {
-            return;
-        }
-        let mut norm = PyToJson::default();
-        let mut json = String::new();
-        for c in raw.chars() {
-            norm.push(c, &mut json);
-        }
-        norm.flush(&mut json);
-        if serde_json::from_str::<serde_json::Value>(&json).is_ok() {
-            self.call.data.args.push_str(&json);
-        } else {
-            self.call.data.args.push_str(&serde_json::Value::from(raw.trim()).to_string());
-            let at = self.call.typed_at;
+        let call = &mut self.call;
+        if let Some(at) = call.value.finish_typed(&mut call.data.args) {
             self.diag(at, "typed argument value is not valid JSON; kept as a string (rule R14)");
         }
     }
@@ -571,18 +494,18 @@ impl AutoParser {
         let t = self.cfg.tools.as_ref()?;
         let (open, close) = (&t.raw_value.0, &t.raw_value.1);
         let call = &mut self.call;
-        if open.is_empty() || close.is_empty() || !call.value_is_string || call.raw_wrap == RawWrap::Outside {
+        if open.is_empty() || close.is_empty() || !call.value.is_string || call.value.raw_wrap == RawWrap::Outside {
             return None;
         }
-        if call.raw_wrap == RawWrap::Unchecked {
+        if call.value.raw_wrap == RawWrap::Unchecked {
             if text.starts_with(open.as_str()) {
-                call.raw_wrap = RawWrap::Inside;
+                call.value.raw_wrap = RawWrap::Inside;
                 return Some(Step::Adv(open.len()));
             }
             if !eof && open.starts_with(text) {
                 return Some(Step::Wait);
             }
-            call.raw_wrap = RawWrap::Outside;
+            call.value.raw_wrap = RawWrap::Outside;
             return None;
         }
         let (n, consumed) = match text.find(close.as_str()) {
@@ -591,12 +514,12 @@ impl AutoParser {
         };
         let piece = text.get(..n).unwrap_or("");
         if !piece.is_empty() {
-            call.value_empty = false;
+            call.value.empty = false;
             escape_inner(piece, &mut call.data.args);
         }
         Some(match consumed {
             Some(e) => {
-                call.raw_wrap = RawWrap::Outside;
+                call.value.raw_wrap = RawWrap::Outside;
                 Step::Adv(e)
             }
             None if n == 0 => Step::Wait,

@@ -37,25 +37,22 @@ impl AutoParser {
     pub(super) fn untyped_value(&mut self, piece: &str, abs: usize, consumed: Option<usize>, trail: &str) -> Step {
         let call = &mut self.call;
         if !piece.is_empty() {
-            call.value_empty = false;
-            if call.typed_raw.is_empty() {
-                call.typed_at = abs;
-            }
-            call.typed_raw.push_str(piece);
+            call.value.empty = false;
+            call.value.hold(piece, abs);
         }
-        if call.sniff == Sniff::Null && !"null".starts_with(call.typed_raw.trim_matches(is_space)) {
-            call.sniff = Sniff::Off;
+        if call.value.sniff == Sniff::Null && !"null".starts_with(call.value.typed_raw.trim_matches(is_space)) {
+            call.value.sniff = Sniff::Off;
             call.data.args.push('"');
-            escape_inner(&std::mem::take(&mut call.typed_raw), &mut call.data.args);
+            escape_inner(&std::mem::take(&mut call.value.typed_raw), &mut call.data.args);
         }
-        if call.sniff == Sniff::Pending {
-            match call.typed_raw.trim_start_matches(is_space).chars().next() {
-                Some('{' | '[') => call.sniff = Sniff::Json,
+        if call.value.sniff == Sniff::Pending {
+            match call.value.typed_raw.trim_start_matches(is_space).chars().next() {
+                Some('{' | '[') => call.value.sniff = Sniff::Json,
                 Some(_) => {
                     // A string after all: what was held goes out, the rest streams as usual.
-                    call.sniff = Sniff::Off;
+                    call.value.sniff = Sniff::Off;
                     call.data.args.push('"');
-                    escape_inner(&std::mem::take(&mut call.typed_raw), &mut call.data.args);
+                    escape_inner(&std::mem::take(&mut call.value.typed_raw), &mut call.data.args);
                 }
                 None => {}
             }
@@ -75,9 +72,9 @@ impl AutoParser {
     /// The value ended (or the output did): JSON if the held text is a whole object or array, else
     /// the string it was written as. Also closes a value that streamed as a string.
     pub(super) fn finish_untyped_value(&mut self) {
-        let raw = std::mem::take(&mut self.call.typed_raw);
-        let sniff = std::mem::take(&mut self.call.sniff);
-        let at = self.call.typed_at;
+        let raw = std::mem::take(&mut self.call.value.typed_raw);
+        let sniff = std::mem::take(&mut self.call.value.sniff);
+        let at = self.call.value.typed_at;
         if sniff == Sniff::Json {
             let text = raw.trim_matches(is_space);
             let mut parsed = serde_json::from_str::<serde_json::Value>(text).ok();
@@ -113,11 +110,11 @@ impl AutoParser {
     /// as a string value cut off there would have. False when no schema-less value was held.
     pub(super) fn cut_untyped_value(&mut self) -> bool {
         let call = &mut self.call;
-        if std::mem::take(&mut call.sniff) == Sniff::Off {
+        if std::mem::take(&mut call.value.sniff) == Sniff::Off {
             return false;
         }
         call.data.args.push('"');
-        escape_inner(&std::mem::take(&mut call.typed_raw), &mut call.data.args);
+        escape_inner(&std::mem::take(&mut call.value.typed_raw), &mut call.data.args);
         true
     }
 }

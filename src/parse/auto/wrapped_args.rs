@@ -32,10 +32,10 @@ impl AutoParser {
     /// text, after rule R17's hold): text that opens with the wrapper key waits for the arguments'
     /// end, then goes out unwrapped when it is the sole argument of a tool that does not declare it.
     pub(super) fn hold_wrapped_arguments(&mut self) -> bool {
-        if self.call.wrap_checked && !self.call.wrap_held {
+        if self.call.json.wrap_checked && !self.call.json.wrap_held {
             return false;
         }
-        if !self.call.wrap_held {
+        if !self.call.json.wrap_held {
             let tool = self.call.data.tool.and_then(|i| self.tools().and_then(|t| t.tools.get(i)));
             let candidate = match tool {
                 Some(def) if !def.declares(WRAPPER) => opens_with_wrapper(&self.call.data.args),
@@ -43,29 +43,29 @@ impl AutoParser {
             };
             match candidate {
                 None if !self.call.data.args_complete => return true,
-                Some(true) => self.call.wrap_held = true,
+                Some(true) => self.call.json.wrap_held = true,
                 _ => {
-                    self.call.wrap_checked = true;
+                    self.call.json.wrap_checked = true;
                     return false;
                 }
             }
-            self.call.wrap_checked = true;
+            self.call.json.wrap_checked = true;
         }
         if !self.call.data.args_complete {
             return true;
         }
-        self.call.wrap_held = false;
+        self.call.json.wrap_held = false;
         self.unwrap_arguments();
         false
     }
 
     /// The call broke or the output ended: held text goes out (unwrapped if whole).
     pub(super) fn release_wrapped_arguments(&mut self) {
-        if self.call.wrap_held && self.call.data.args_complete {
+        if self.call.json.wrap_held && self.call.data.args_complete {
             self.hold_wrapped_arguments();
         }
-        self.call.wrap_held = false;
-        self.call.wrap_checked = true;
+        self.call.json.wrap_held = false;
+        self.call.json.wrap_checked = true;
     }
 
     /// Whole arguments `{"properties": {…}}`: the inner object, when its keys fit the tool.

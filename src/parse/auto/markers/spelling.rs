@@ -4,6 +4,10 @@
 //! writes. A spelling is a variant of a marker when both normalise to the same key; the variants are
 //! the marker's generated respellings plus the template's own literals with its key.
 
+use crate::findings::Analysis;
+use crate::parse::config::ParserConfig;
+use crate::parse::marker::Marker;
+
 /// The key two spellings of one token share: letters in lower case, `｜` as `|`, `▁`, `-` and spaces
 /// as `_`, other whitespace removed.
 pub fn spelling_key(s: &str) -> String {
@@ -84,6 +88,39 @@ pub fn variants(core: &str, mined: &[String], taken: &[&str]) -> Vec<String> {
         }
     }
     out
+}
+
+/// Configuration half of rule R9 for the text states' markers.
+impl ParserConfig {
+    /// Other spellings of the markers the text states look for (rule R9, `parse::auto::markers::spelling`):
+    /// respellings and mined literals of each, and for a reasoning start marker that is a token and a
+    /// word (`<|channel>thought`) the token alone. None that is another marker or a role marker.
+    pub(crate) fn respell_text_markers(&mut self, analysis: &Analysis) {
+        let mut taken: Vec<String> = [&analysis.user_start, &analysis.assistant_start].iter().map(|s| s.trim().to_string()).collect();
+        let pairs = self.reasoning.iter().chain(self.content_wrap.iter());
+        taken.extend(pairs.flat_map(|(s, e)| [s.core.clone(), e.core.clone()]));
+        taken.extend(self.turn_end.iter().map(|m| m.core.clone()));
+        if let Some(t) = &self.tools {
+            let markers = [&t.section_start, &t.section_end, &t.per_call_start, &t.per_call_end, &t.name_prefix, &t.name_suffix, &t.close, &t.args_start, &t.args_end];
+            taken.extend(markers.iter().map(|m| m.core.clone()));
+        }
+        taken.retain(|t| !t.is_empty());
+        let taken: Vec<&str> = taken.iter().map(String::as_str).collect();
+        let mined = &analysis.source_tokens;
+        let respell = |m: &Marker, extra: Option<String>| {
+            let mut alts = variants(&m.core, mined, &taken);
+            alts.extend(extra.filter(|h| !taken.iter().any(|t| *t != m.core && t.contains(h.as_str()))));
+            m.clone().with_alts(alts)
+        };
+        if let Some((s, e)) = &self.reasoning {
+            let head = s.token_head().map(str::to_string);
+            self.reasoning = Some((respell(s, head), respell(e, None)));
+        }
+        if let Some((s, e)) = &self.content_wrap {
+            self.content_wrap = Some((respell(s, None), respell(e, None)));
+        }
+        self.turn_end = self.turn_end.iter().map(|m| respell(m, None)).collect();
+    }
 }
 
 #[cfg(test)]

@@ -1,13 +1,13 @@
 //! Tool-call dialects (rule R9): a model that writes a template's tool-call tokens in another
 //! spelling (`<|tool▁calls▁begin|>` for `<｜tool▁calls▁begin｜>`) writes all of them that way. Each
-//! respelling of `parse::spelling` that changes the call trigger gives a dialect: the configuration
+//! respelling of `parse::auto::markers::spelling` that changes the call trigger gives a dialect: the configuration
 //! with every token-like tool marker respelled alike. The parser switches to the dialect whose trigger
 //! the output wrote, for that call section, and back to the template's spelling after it. The markers
 //! written without their special-token part (rule R33: `<invoke name="` for `<｜DSML｜invoke name="`)
 //! are one more such dialect.
 
-use super::config::{ParserConfig, ToolConfig};
-use super::marker::Marker;
+use crate::parse::config::{ParserConfig, ToolConfig};
+use crate::parse::marker::Marker;
 use super::spelling::{respell, without_special_part, RESPELLINGS};
 
 /// One way a model writes all of a template's tool markers alike.
@@ -76,7 +76,7 @@ pub fn tool_dialects(cfg: &mut ParserConfig) -> Vec<ParserConfig> {
         t.call_trigger = t.call_trigger.clone().with_alts(call_triggers);
     }
     // A call in another of the template's tags (R29): entered by `wrapper_trigger`, not the trigger.
-    dialects.extend(super::tag_wrappers::wrapper_dialects(cfg));
+    dialects.extend(super::super::tag_wrapped_call::wrapper_dialects(cfg));
     dialects
 }
 

@@ -7,7 +7,15 @@
 //! the new value's own spelling (`'25'` → `25`, `5` → `"5"`, `True` → `"True"`) — so nothing it wrote
 //! is lost; anything else is kept as written. JSON arguments are never converted (a JSON value's
 //! type is what the model wrote: llama.cpp and the OpenAI API keep it).
+//!
+//! Configuration half: [`Scalar::of_schema`], each parameter's one scalar type (`ToolDef::scalar_params`).
+//! Run-time half: [`ScalarHold`] in the literal argument reader (`arg_value.rs`): a value of such a
+//! parameter is held while it is read, unless its first character shows it needs nothing (a string
+//! for a string parameter streams as ever), and written once it ends: converted where that is exact,
+//! else as written. Nothing of a held value went out before, so a stream and a whole parse write the
+//! same arguments.
 
+use crate::text::is_space;
 use serde_json::Value;
 
 /// A schema's one scalar type.
@@ -69,6 +77,86 @@ fn is_integer(s: &str) -> bool {
 /// A JSON number's text, with no blanks around it.
 fn is_number(s: &str) -> bool {
     s.trim() == s && !s.is_empty() && serde_json::from_str::<serde_json::Number>(s).is_ok()
+}
+
+#[derive(Debug, Clone, Default)]
+enum Hold {
+    /// Nothing to convert: the value is written as it is read.
+    #[default]
+    Off,
+    /// Before the value's first character.
+    Undecided(Scalar),
+    /// The value's JSON and the literal the model wrote, held until the value ends.
+    Held { target: Scalar, json: String, written: String },
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ScalarHold(Hold);
+
+impl ScalarHold {
+    /// For an argument whose schema declares `target` (none: nothing to convert).
+    pub fn new(target: Option<Scalar>) -> Self {
+        ScalarHold(target.map_or(Hold::Off, Hold::Undecided))
+    }
+
+    /// Before the literal reader reads `c` (strings open with a quote or `delim`): where the JSON it
+    /// writes goes — the held buffer, or `None` for the arguments.
+    pub fn buffer_for(&mut self, c: char, delim: &str) -> Option<&mut String> {
+        if let Hold::Undecided(target) = self.0 {
+            if is_space(c) {
+                return None;
+            }
+            let string = c == '\'' || c == '"' || (!delim.is_empty() && delim.starts_with(c));
+            self.0 = if target.is_string() && string { Hold::Off } else { Hold::Held { target, json: String::new(), written: String::new() } };
+        }
+        match &mut self.0 {
+            Hold::Held { json, written, .. } => {
+                written.push(c);
+                Some(json)
+            }
+            _ => None,
+        }
+    }
+
+    /// `c` (the last character passed to [`Self::buffer_for`]) was not part of the value.
+    pub fn unread_last(&mut self) {
+        if let Hold::Held { written, .. } = &mut self.0 {
+            written.pop();
+        }
+    }
+
+    /// Where the held value's JSON goes while the reader finishes it at the end of the output.
+    pub fn buffer(&mut self) -> Option<&mut String> {
+        match &mut self.0 {
+            Hold::Held { json, .. } => Some(json),
+            _ => None,
+        }
+    }
+
+    /// The value ended: its JSON goes into `args`, converted when `whole` and the conversion is
+    /// exact. Returns the diagnostic of a conversion.
+    pub fn release(&mut self, args: &mut String, whole: bool) -> Option<String> {
+        let Hold::Held { target, json, written } = std::mem::take(&mut self.0) else { return None };
+        match coerce(&json, &written, target).filter(|_| whole) {
+            Some(converted) => {
+                args.push_str(&converted);
+                Some(format!("argument value {:?} of {} parameter read as {converted} (rule R49)", written.trim(), name(target)))
+            }
+            None => {
+                args.push_str(&json);
+                None
+            }
+        }
+    }
+}
+
+fn name(s: Scalar) -> &'static str {
+    match s {
+        Scalar::String => "a string",
+        Scalar::Integer => "an integer",
+        Scalar::Number => "a number",
+        Scalar::Boolean => "a boolean",
+    }
 }
 
 #[cfg(test)]

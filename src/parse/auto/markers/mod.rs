@@ -1,6 +1,10 @@
 //! Leniency for markers the model writes differently from the template's canonical rendering
 //! (README "Leniency", rules R8–R12). Each accepted departure adds a diagnostic naming its rule.
 
+pub mod dialect;
+pub mod source_markers;
+pub mod spelling;
+
 use super::tool::{Closer, Closing, ToolStep};
 use super::{AutoParser, State, Step};
 use crate::parse::marker::{Expect, Marker};
@@ -132,14 +136,14 @@ impl AutoParser {
         if spelled == t.trigger.core || spelled == t.call_trigger.core {
             return;
         }
-        if let Some(d) = crate::parse::dialect::dialect_of(&self.dialects, spelled).cloned() {
+        if let Some(d) = dialect::dialect_of(&self.dialects, spelled).cloned() {
             let canonical = if t.call_trigger.spellings().any(|s| s == spelled) { t.call_trigger.core.clone() } else { t.trigger.core.clone() };
             match d.dialect_note {
                 // Said when the call goes out (R29).
                 _ if d.whole_call_note.is_some() => {}
                 Some(note) => self.diag(abs, note),
                 // A respelling keeps the spelling key; a dropped special-token part does not.
-                None if crate::parse::spelling::spelling_key(spelled) == crate::parse::spelling::spelling_key(&canonical) => {
+                None if spelling::spelling_key(spelled) == spelling::spelling_key(&canonical) => {
                     self.diag(abs, format!("tool-call markers written as {spelled:?} for {canonical:?} and alike (rule R9)"))
                 }
                 None => self.diag(abs, format!("tool-call markers written without their special-token part, {spelled:?} for {canonical:?} and alike (rule R33)")),
