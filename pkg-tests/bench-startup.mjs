@@ -60,6 +60,9 @@ export function measureStartup({ runs = 5 } = {}) {
   const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' }, unit: { type: 'string' } } } } }];
   const messages = [{ role: 'system', content: 'You are a helpful assistant.' }, { role: 'user', content: 'What is the weather in Paris?' }];
   const opts = { tools, messages };
+  const tool = (n) => ({ type: 'function', function: { name: n, parameters: { type: 'object', properties: { location: { type: 'string' }, unit: { type: 'string' } } } } });
+  const opts3 = { tools: ['get_weather', 'get_time', 'search'].map(tool), messages };
+  const opts32 = { tools: Array.from({ length: 32 }, (_, i) => tool(`tool_${i}`)), messages };
   const perCall = [];
   const inputs = { 'Qwen3.5-4B.jinja': 'qwen3.5-4b', 'Qwen3-Coder.jinja': 'qwen3-coder', 'openai-gpt-oss-120b.jinja': 'gpt-oss', 'NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja': 'hermes-2-pro' };
   for (const [name, family] of Object.entries(inputs)) {
@@ -71,8 +74,11 @@ export function measureStartup({ runs = 5 } = {}) {
     const construct = medianTime(() => new pkg.StreamParser(t, opts).free());
     const whole = medianTime(() => pkg.parseOutput(t, text, opts));
     const stream = medianTime(() => { const p = new pkg.StreamParser(t, opts); for (const c of chunks) p.push(c); p.finish(); p.free(); }, 400);
+    // Set-up against the number of declared tools: 3 and 32, the same (unfrozen) options object each call.
+    const tiny3 = medianTime(() => pkg.parseOutput(t, 'Hi', opts3));
+    const tiny32 = medianTime(() => pkg.parseOutput(t, 'Hi', opts32));
     const bytes = Buffer.byteLength(text);
-    perCall.push({ template: name, input: `${family}-8k`, bytes, parseTiny, construct, whole, wholeMBs: bytes / 1e6 / (whole / 1e3), stream });
+    perCall.push({ template: name, input: `${family}-8k`, bytes, parseTiny, construct, whole, wholeMBs: bytes / 1e6 / (whole / 1e3), stream, tiny3, tiny32 });
     t.free();
   }
   return { cold, perCall };
