@@ -138,7 +138,7 @@ const SNAPSHOT_OPTIONS = new Set(['tools', 'toolChoice', 'jsonSchema', 'extraCon
 
 function optionsText(copy, name) {
   const plainProtos = protosArePlain();
-  let text = '{';
+  const parts = [];
   for (const key of Object.keys(copy)) {
     const value = copy[key];
     let json;
@@ -146,10 +146,18 @@ function optionsText(copy, name) {
       json = Object.isFrozen(value) ? frozenText(value) : undefined;
       if (json === undefined && SNAPSHOT_OPTIONS.has(key)) json = snapshotText(value, `${name}.${key}`);
     }
-    text += `${text.length > 1 ? ',' : ''}${JSON.stringify(key)}:${json ?? toJson(value, `${name}.${key}`)}`;
+    parts.push(key, json ?? toJson(value, `${name}.${key}`));
   }
-  return `${text}}`;
+  // The same parts as the last call (kept texts are the same strings: compared in constant time): the same
+  // text, already flat, so the module's id for it is found without comparing kilobytes.
+  if (parts.length === lastOptions.parts.length && parts.every((p, i) => p === lastOptions.parts[i])) return lastOptions.text;
+  let text = '{';
+  for (let i = 0; i < parts.length; i += 2) text += `${i > 0 ? ',' : ''}${JSON.stringify(parts[i])}:${parts[i + 1]}`;
+  text = `${text}}`;
+  lastOptions = { parts, text };
+  return text;
 }
+let lastOptions = { parts: [], text: '{}' };
 
 // Request options the module holds by an id of ours (src/wasm/request_options.rs): the same options text
 // (kilobytes with many tools: ≈ 8 µs to encode and compare at every call) crosses into wasm once, then as
