@@ -73,3 +73,32 @@ fn broken_json_calls_stay_in_content() {
     // Every conformance template whose fixture has a JSON call (a template added with one adds cases).
     assert_eq!((checked, dedicated), (86, 9));
 }
+
+#[test]
+fn a_call_cut_off_after_an_escape_no_text_can_complete_stays_out_of_the_calls() {
+    // `"minutes": "\u"}}` then the end of the output: serde reads it as cut off (EOF inside the four
+    // hex digits of `\u`), but no appended text makes it JSON. Found by fuzz_long (harmony, session 14:
+    // `"celsi\us"}` at the end): the call went out with those arguments. Every format: no call leaves
+    // with arguments that are not JSON, whole and one character at a time.
+    let dir = common::fixtures_dir().join("conformance/templates");
+    let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    names.sort();
+    let held = options(false);
+    let mut checked = 0;
+    for name in &names {
+        let Ok(t) = ChatTemplate::new(&common::template_source(name), RenderOptions { now: Some(common::REFERENCE_NOW), ..Default::default() }) else { continue };
+        let report = t.verify();
+        let Some(r) = report.results.iter().find(|r| r.name == "nested_arguments" && r.ok && r.skipped.is_none()) else { continue };
+        let Some(at) = r.output.find("\"minutes\": 10").or_else(|| r.output.find("\"minutes\":10")) else { continue };
+        let broken = format!("{}\"minutes\": \"\\u\"}}}}", &r.output[..at]);
+        let chars: Vec<String> = broken.chars().map(String::from).collect();
+        for chunks in [vec![broken.clone()], chars] {
+            let (m, _) = run(&t, &r.prompt, &held, &chunks);
+            for c in &m.tool_calls {
+                assert!(serde_json::from_str::<serde_json::Value>(&c.function.arguments).is_ok(), "{name}: {:?} in {broken:?}", c.function.arguments);
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 10, "templates checked: {checked}");
+}

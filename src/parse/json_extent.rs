@@ -122,7 +122,10 @@ impl JsonExtent {
 /// is a cut-off start of a value, not a broken one. `None` when it is valid.
 pub fn json_error(text: &str) -> Option<(String, bool)> {
     let e = serde_json::from_str::<serde::de::IgnoredAny>(text).err()?;
-    Some((e.to_string(), e.is_eof()))
+    // serde says EOF for `"celsi\us"}` too (it reads four characters for a `\u` escape before it looks
+    // at them): cut off only where appending can still make the text JSON.
+    let cut_off = e.is_eof() && super::json_complete::JsonPrefix::new().push_str(text).is_ok();
+    Some((e.to_string(), cut_off))
 }
 
 /// The diagnostic of a tool call whose arguments are not valid JSON (`why`): by default the call is
@@ -164,6 +167,9 @@ mod tests {
         assert_eq!(json_error(r#"{"a": [1, {"b": null}]}"#), None);
         assert!(json_error(r#"{"a": "Par"#).is_some_and(|(_, cut_off)| cut_off));
         assert!(json_error(r#"{"a": }"#).is_some_and(|(e, cut_off)| !cut_off && e.contains("expected value")));
+        // serde reports EOF inside a `\u` escape whose next characters are no hex digits: broken.
+        assert!(json_error(r#"{"unit": "celsi\us"}"#).is_some_and(|(_, cut_off)| !cut_off));
+        assert!(json_error(r#"{"unit": "celsi\u00"#).is_some_and(|(_, cut_off)| cut_off));
         // Skipping a value (serde's IgnoredAny) does not recurse: any nesting is checked without
         // growing the stack (the scanners bound nesting before, see SECURITY.md).
         let nested = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
