@@ -5,7 +5,10 @@
 //! marker-less call candidate per line) streamed in 64-byte chunks, to see the growth stay linear;
 //! `… parse_cost 200 response`: the declared-response-template path (`parse_response` with the response
 //! template we derive, prefix = the generation prompt), per 30 KB input; `… parse_cost 200 stream`: each 30 KB
-//! input streamed in 4-byte chunks through `StreamParser::push_into` (the Node bench's 8K stream, natively).
+//! input streamed in 4-byte chunks through `StreamParser::push_into` (the Node bench's 8K stream, natively);
+//! `… parse_cost 200 early`: the 30 KB whole parse with tools and messages as is, and with a `{`, a `[` or a
+//! backtick written in its first line (mid-line), so the marker-less calls' configurations (rules R28, R34) are
+//! built from the start and every later content step has them.
 use chat_autoparser::api::RequestOptions;
 use chat_autoparser::{ChatTemplate, RenderOptions};
 use serde_json::json;
@@ -43,6 +46,9 @@ fn main() {
     }
     if std::env::args().nth(2).as_deref() == Some("tools32") {
         return tools32_cost(reps);
+    }
+    if std::env::args().nth(2).as_deref() == Some("early") {
+        return early_cost(reps);
     }
     let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let tool = |name: &str| json!({"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": {"location": {"type": "string"}, "unit": {"type": "string"}}}}});
@@ -119,6 +125,31 @@ fn tools32_cost(reps: usize) {
             let key = serde_json::to_string(&opts).unwrap();
             let tiny = median(|| { std::hint::black_box(t.stream_parser_keyed(&key, &opts).unwrap().parse_whole("Hi").unwrap()); }, reps);
             line += &format!("  {n} tools {tiny:6.2} µs");
+        }
+        println!("{line}");
+    }
+}
+
+/// `… parse_cost 100 early`: the 30 KB whole parse with tools as is and with a `{`, `[` or backtick in
+/// its first line, so the marker-less calls' configurations (R28, R34) are built from the start.
+fn early_cost(reps: usize) {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let tool = |name: &str| json!({"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": {"location": {"type": "string"}, "unit": {"type": "string"}}}}});
+    let opts = RequestOptions { tools: vec![tool("get_weather"), tool("get_time"), tool("search")], messages: vec![json!({"role": "system", "content": "You are a helpful assistant."}), json!({"role": "user", "content": "What is the weather in Paris?"})], ..Default::default() };
+    let only = std::env::var("PARSE_COST_ONLY").unwrap_or_default();
+    for (name, family) in BENCH.into_iter().filter(|(_, f)| f.contains(only.as_str())) {
+        let src = std::fs::read_to_string(root.join("conformance/templates").join(name)).unwrap();
+        let t = ChatTemplate::new(&src, RenderOptions::default()).unwrap();
+        let text = std::fs::read_to_string(root.join(format!("bench/inputs/{family}-8k.txt"))).unwrap();
+        let mut line = format!("{name:<55} whole");
+        // PARSE_COST_EARLY={: that variant only (for a profile).
+        let which = std::env::var("PARSE_COST_EARLY").unwrap_or_default();
+        for (label, insert) in [("as is", ""), ("{", " {a}"), ("[", " [1]"), ("`", " `x`")].into_iter().filter(|(l, _)| which.is_empty() || *l == which) {
+            // After the first word of the text's first line that is not markup.
+            let at = text.find(" ").unwrap_or(0);
+            let variant = format!("{}{insert}{}", &text[..at], &text[at..]);
+            let whole = median(|| { std::hint::black_box(t.parse_output(&variant, &opts).unwrap()); }, reps);
+            line.push_str(&format!("  {label} {whole:7.1} µs"));
         }
         println!("{line}");
     }
