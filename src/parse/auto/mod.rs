@@ -38,7 +38,7 @@ mod tool;
 mod untyped_value;
 mod wrapped_args;
 
-use super::config::{bare_call_configs, bare_calls_apply, fallback_configs, FallbackConfig, ParserConfig, ToolConfig, BARE_CALL_FIRST_BYTES};
+use super::config::{bare_call_configs, bare_calls_apply, fallback_configs, BareCallPlace, FallbackConfig, ParserConfig, ToolConfig, BARE_CALL_FIRST_BYTES};
 use super::drive::{machine_parts, Input, Machine};
 use super::emit::{Diagnostics, Emitter};
 use super::marker::{Expect, Marker};
@@ -47,6 +47,7 @@ use crate::findings::{Analysis, ToolFormat};
 use crate::api::{Delta, ReasoningFormat, RequestOptions};
 use crate::text::is_space;
 use crate::{Error, ErrorKind, Result};
+use std::cell::OnceCell;
 use std::rc::Rc;
 use tool::{Call, ToolStep};
 
@@ -145,10 +146,15 @@ pub struct AutoParser {
     dialects: Vec<Rc<ParserConfig>>,
     /// The marker-less call candidate being checked (rules R28, R34, `bare_json_call.rs`).
     ahead: Option<bare_json_call::Ahead>,
-    /// The marker-less calls apply but their configurations are not built yet: built (into
+    /// The marker-less calls apply but this parse has not taken their configurations yet: taken (into
     /// `fallback`) once content holds one of their first bytes, so a request whose output has none
     /// does not pay for them.
     bare_unbuilt: bool,
+    /// Those configurations, built once by the first parse that needs them and shared by every copy
+    /// of the parser (`session/parser_cache.rs` copies one per response): derived from `base` alone,
+    /// they are the same for every response, and building them (five whole configurations) cost a
+    /// parse about as much as reading 30 KB.
+    bare_configs: Rc<OnceCell<Rc<Vec<FallbackConfig>>>>,
     /// No marker-less call candidate starts before this absolute offset (inside a rejected one).
     bare_from: usize,
     /// Content other than blanks was emitted.
@@ -222,6 +228,7 @@ impl AutoParser {
             text_marker_bytes: Box::new([false; 256]),
             ahead: None,
             bare_unbuilt,
+            bare_configs: Rc::default(),
             bare_from: 0,
             content_started: false,
             label_checked: false,
@@ -836,19 +843,32 @@ impl AutoParser {
             let s = Scope::new(text, &wanted);
             if has_any_byte(s.text().as_bytes(), &BARE_CALL_FIRST_BYTES) {
                 self.bare_unbuilt = false;
-                self.fallback = Rc::new(bare_call_configs(&self.base));
+                let built = Rc::clone(&self.bare_configs);
+                self.fallback = Rc::clone(built.get_or_init(|| Rc::new(bare_call_configs(&self.base))));
             } else {
                 unbuilt_scope = Some(s);
             }
         }
         let (fallback, fence) = (Rc::clone(&self.fallback), Rc::clone(&self.fence));
+        // Triggers that count only at the start of a line (a bare `{` or `[`, a code fence, the fenced
+        // call of an output's start) are looked for only there: elsewhere they are text, and searched
+        // for everywhere they made every byte of content cost a compare more (no `memchr`) and every
+        // bracket a step (the 30 KB parse 1.6-3x slower once their configurations were built).
+        let mut at_line_starts: Vec<&Marker> = Vec::new();
         // Inside a code block only its closing fence counts (a trigger there must not end the scope:
         // the markers after it are still to be looked for).
         if !self.in_code {
-            wanted.extend(fallback.iter().filter_map(|f| f.cfg.tools.as_ref()).map(|t| &t.trigger));
+            for f in fallback.iter() {
+                let Some(t) = f.cfg.tools.as_ref() else { continue };
+                if f.line_start || f.bare == Some(BareCallPlace::WholeOutputFence) {
+                    at_line_starts.push(&t.trigger);
+                } else {
+                    wanted.push(&t.trigger);
+                }
+            }
         }
-        wanted.push(&fence);
-        let scope = unbuilt_scope.unwrap_or_else(|| Scope::new(text, &wanted));
+        at_line_starts.push(&fence);
+        let scope = unbuilt_scope.unwrap_or_else(|| Scope::with_line_starts(text, &wanted, &at_line_starts, self.line_start));
         if let Some(step) = self.raw_code_in_content(text, scope, abs, eof, out) {
             return step;
         }
@@ -1224,6 +1244,40 @@ impl Machine for AutoParser {
     }
 }
 
+/// The first place at or before `limit` where a line of `text` starts with one of `lines` (after its
+/// blanks: a line break's, or `text`'s own when `line_start`), and the longest of them there.
+fn first_at_line_start<'a>(text: &str, lines: &[&'a str], limit: usize, line_start: bool) -> Option<(usize, &'a str)> {
+    if lines.is_empty() {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let (mut pos, mut at_start) = (0, line_start);
+    loop {
+        if at_start {
+            // The blanks `AutoParser::line_start_after` skips.
+            let q = pos + bytes.get(pos..)?.iter().take_while(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\x0b' | b'\x0c')).count();
+            if q > limit {
+                return None;
+            }
+            let rest = bytes.get(q..).unwrap_or(&[]);
+            let mut best: Option<&'a str> = None;
+            for &m in lines {
+                if !m.is_empty() && rest.starts_with(m.as_bytes()) && best.is_none_or(|b| m.len() > b.len()) {
+                    best = Some(m);
+                }
+            }
+            if let Some(m) = best {
+                return Some((q, m));
+            }
+        }
+        let nl = pos + text.get(pos..)?.find('\n')?;
+        if nl >= limit {
+            return None;
+        }
+        (pos, at_start) = (nl + 1, true);
+    }
+}
+
 /// Whether `hay` holds one of `needles`: one `memchr` pass per needle (std's byte search, a word at a
 /// time) instead of a loop testing every byte against every needle.
 fn has_any_byte(hay: &[u8], needles: &[u8]) -> bool {
@@ -1246,13 +1300,30 @@ pub(super) struct Scope<'t> {
 impl<'t> Scope<'t> {
     /// The scope of `markers` in `text` (the markers searched in it must be among them).
     pub(super) fn new(text: &'t str, markers: &[&Marker]) -> Scope<'t> {
+        Scope::with_line_starts(text, markers, &[], false)
+    }
+
+    /// The scope of `markers` anywhere in `text` and of `line_markers` where a line starts (after a
+    /// line break and blanks, or after blanks at the start of `text` when `line_start`: where
+    /// `AutoParser::line_start_after` says a line starts); `line_markers` elsewhere in it are text.
+    /// At one place the longest spelling is the first, the one listed first on a tie, as `next_marker`
+    /// takes it. The line starts are found by a `memchr` for line breaks, so a line marker costs a
+    /// test per line, not a compare per byte.
+    pub(super) fn with_line_starts(text: &'t str, markers: &[&Marker], line_markers: &[&Marker], line_start: bool) -> Scope<'t> {
         let cores: Vec<&str> = markers.iter().flat_map(|m| m.spellings()).collect();
-        match crate::parse::drive::next_marker(text, &cores) {
-            Some((p, i)) => {
-                let first = cores.get(i).copied().unwrap_or("");
+        let lines: Vec<&str> = line_markers.iter().flat_map(|m| m.spellings()).collect();
+        let anywhere = crate::parse::drive::next_marker(text, &cores).map(|(p, i)| (p, cores.get(i).copied().unwrap_or("")));
+        let line = first_at_line_start(text, &lines, anywhere.map_or(text.len(), |(p, _)| p), line_start);
+        let first = match (anywhere, line) {
+            (Some((p, c)), Some((q, l))) if p == q => Some((p, if l.len() > c.len() { l } else { c })),
+            (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
+            (a, b) => a.or(b),
+        };
+        match first {
+            Some((p, first)) => {
                 // A spelling that is the start of a longer one (`<|channel>`, `<|channel>thought`, rule
                 // R9): the scope reaches as far as the longer one could, so that a search in it can tell.
-                let reach = cores.iter().filter(|c| c.len() > first.len() && c.starts_with(first)).map(|c| c.len()).max().unwrap_or(first.len());
+                let reach = cores.iter().chain(&lines).filter(|c| c.len() > first.len() && c.starts_with(first)).map(|c| c.len()).max().unwrap_or(first.len());
                 Scope { text: text.get(..(p + reach).min(text.len())).unwrap_or(text), from: p }
             }
             None => Scope { text, from: text.len() },
