@@ -123,7 +123,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "R13",
         name: "tool-call fallback",
-        home: "parse/auto/mod.rs",
+        home: "parse/auto/fallback.rs",
         departure: r#"tool calls from a template that renders none (it lists the tools, or only describes the call syntax in its system text)"#,
         action: r#"read by the fallback, see below"#,
         example: r#"<tool_call>{"name": "f", "arguments": {}}</tool_call> from a template that renders no calls"#,

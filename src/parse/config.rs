@@ -6,7 +6,8 @@
 
 use super::marker::Marker;
 use super::auto::call_syntax;
-use crate::findings::{fallback_formats, Analysis, CallIdPosition, ContentMode, ReasoningMode, ToolFormat};
+use super::auto::bare_json_call::BareCallPlace;
+use crate::findings::{Analysis, CallIdPosition, ContentMode, ReasoningMode, ToolFormat};
 use crate::api::{ReasoningFormat, RequestOptions, ToolChoice};
 use serde_json::Value;
 use std::rc::Rc;
@@ -195,20 +196,6 @@ pub struct ParserConfig {
     pub reasoning_phrases: Option<(Marker, Marker)>,
 }
 
-/// Where a marker-less call stands in the output of a template that HAS a marked tool format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BareCallPlace {
-    /// A JSON call object, or a `[…]` array of them, at the start of a line (rule R28).
-    LineStart,
-    /// A ```` ```json ```` fenced JSON call that is the whole output (rule R34).
-    WholeOutputFence,
-    /// A pythonic call without its list where the content starts (after reasoning), alone on its
-    /// line, after one special-token-shaped word the template does not write as a marker
-    /// (`<|python_tag|>get_weather(city="Paris")`; rules R28 and R20, R11 for the word). It has no
-    /// trigger: the content step checks there once (`parse::auto::output_start_call`).
-    OutputStart,
-}
-
 /// One tool format the fallback tries: the whole configuration with it as the tool format, and
 /// whether its calls only start at the start of a line.
 #[derive(Debug, Clone)]
@@ -218,171 +205,6 @@ pub struct FallbackConfig {
     /// A marker-less call where the template has a marked tool format (rules R28, R34): where it may
     /// stand; it is read only once the whole call is seen to be one (`parse::auto::bare_json_call`).
     pub bare: Option<BareCallPlace>,
-}
-
-/// The fallback for a request with tools whose template has no tool format (rule R13): the
-/// formats of `analysis::fallback_formats` (markers the template source names, then the common
-/// conventions), each as a configuration that differs from the base one only in its tools. Empty
-/// when the template has a tool format, the request has no tools, or a response schema applies.
-pub fn fallback_configs(analysis: &Analysis, options: &RequestOptions) -> Vec<FallbackConfig> {
-    let has_schema = options.json_schema.as_ref().is_some_and(|s| s.as_object().is_some_and(|o| !o.is_empty()));
-    if options.tools.is_empty() || options.tool_choice == ToolChoice::None || has_schema {
-        return Vec::new();
-    }
-    if analysis.tools.format.mode != ToolFormat::None {
-        return Vec::new();
-    }
-    let mut out: Vec<FallbackConfig> = fallback_formats(analysis)
-        .into_iter()
-        .map(|f| {
-            // Only what `ParserConfig::new` reads: the text side as analysed, the fallback's tools.
-            let a = Analysis {
-                reasoning: analysis.reasoning.clone(),
-                content: analysis.content.clone(),
-                turn_end: analysis.turn_end.clone(),
-                tools: f.tools,
-                ..Analysis::default()
-            };
-            let mut cfg = ParserConfig::new(&a, options);
-            cfg.fallback_rule = Some(f.rule);
-            // The fallback guesses the layout: only a declared name makes its text a call.
-            if let Some(t) = cfg.tools.as_mut() {
-                t.undeclared = false;
-            }
-            // Its pythonic variant (rule R20) names the fallback's convention too.
-            cfg.pythonic = call_syntax::pythonic_variant(&cfg).map(Rc::new);
-            call_syntax::spaced_brackets(&mut cfg);
-            FallbackConfig { cfg: Rc::new(cfg), line_start: f.line_start, bare: None }
-        })
-        .collect();
-    // A pythonic section written without the `[ … ]` in its markers (rule R21), after the formats
-    // themselves so that one of them wins a trigger they share.
-    let bracketless: Vec<FallbackConfig> = out
-        .iter()
-        .filter_map(|f| {
-            let mut d = call_syntax::bracketless_dialect(&f.cfg)?;
-            let rule = d.fallback_rule.take().unwrap_or_default();
-            d.fallback_rule = Some(format!("{rule}, without the `[ … ]` of its markers (rule R21)"));
-            d.dialect_note = None;
-            Some(FallbackConfig { cfg: Rc::new(d), line_start: f.line_start, bare: None })
-        })
-        .collect();
-    out.extend(bracketless);
-    out
-}
-
-/// Rule R28: a bare JSON call (or array of calls) with none of the template's call markers.
-pub const BARE_CALL_NOTE: &str = "a tool call with none of the template's call markers, naming a declared tool: read as a call (rule R28)";
-/// Rule R34: an output that is only a fenced JSON call.
-pub const FENCED_CALL_NOTE: &str = "an output that is only a ```json fenced JSON tool call naming a declared tool: read as a call (rule R34)";
-
-/// Whether `base` reads marker-less calls (rules R28, R34): its request has tools and its template a
-/// tool format whose own calls are not bare JSON (that format reads those already).
-pub fn bare_calls_apply(base: &ParserConfig) -> bool {
-    base.tools.as_ref().is_some_and(|t| !t.trigger_is_body && !t.tools.is_empty())
-}
-
-/// The first bytes of the marker-less calls' triggers and of a code fence (`{`, `[`, `` ` ``).
-pub const BARE_CALL_FIRST_BYTES: [u8; 3] = [b'{', b'[', b'`'];
-
-/// The marker-less calls of a template that has a marked tool format (rules R28, R34): a JSON call
-/// object, a `[…]` array of them, and a ```` ```json ```` fence, each in the template's own call
-/// object where it writes JSON calls, else `{"name", "arguments", "id"}`. Each is `base` with those
-/// tools (its tool definitions kept), derived from it rather than anew since every request with tools
-/// pays for it (the parser builds them only once content holds one of their first bytes); only
-/// declared names make them calls. None without [`bare_calls_apply`].
-pub fn bare_call_configs(base: &ParserConfig) -> Vec<FallbackConfig> {
-    if !bare_calls_apply(base) {
-        return Vec::new();
-    }
-    [("", "", false, BareCallPlace::LineStart), ("", "", true, BareCallPlace::LineStart), ("```json", "```", false, BareCallPlace::WholeOutputFence)]
-        .into_iter()
-        .filter_map(|(open, close, array, place)| bare_variant(base, open, close, array, place))
-        .collect()
-}
-
-/// The configuration of a pythonic call without its list where the content starts
-/// (`BareCallPlace::OutputStart`): built only once the content's first word names a declared tool.
-/// None without tools.
-pub fn start_call_config(base: &ParserConfig) -> Option<FallbackConfig> {
-    bare_variant(base, "", "", false, BareCallPlace::OutputStart)
-}
-
-/// One marker-less call configuration of `base`: `open`/`close` around the call (a fence), or
-/// none; an array of calls or one; read at `place`.
-fn bare_variant(base: &ParserConfig, open: &str, close: &str, array: bool, place: BareCallPlace) -> Option<FallbackConfig> {
-    let own = base.tools.as_ref().filter(|t| !t.tools.is_empty())?;
-    let mut json = if own.format == ToolFormat::JsonNative {
-        own.json.clone()
-    } else {
-        JsonLayout { name_key: "name".into(), args_key: "arguments".into(), nested: false, nest_key: "function".into(), id_keys: Vec::new(), fun_name_is_key: false, args_direct: false, array_wrapped: false }
-    };
-    if json.id_keys.is_empty() {
-        json.id_keys.push("id".into());
-    }
-    let blank = Marker::default;
-    let body = open.is_empty();
-    // A pythonic list (rule R20's syntax) starts as the array does, with `[`; a pythonic call without
-    // its list has no trigger (searching content for every tool's name made parsing 4-7x slower):
-    // it is looked for only where the content starts, by the content step itself.
-    let trigger = Marker::new(if place == BareCallPlace::OutputStart {
-        ""
-    } else if !body {
-        open
-    } else if array {
-        "["
-    } else {
-        "{"
-    });
-    let t = ToolConfig {
-        format: ToolFormat::JsonNative,
-        section_start: blank(),
-        section_end: blank(),
-        per_call_start: Marker::new(open),
-        per_call_end: Marker::new(close),
-        name_prefix: blank(),
-        name_suffix: blank(),
-        close: blank(),
-        args_start: blank(),
-        args_end: blank(),
-        arg_name_prefix: blank(),
-        arg_name_suffix: blank(),
-        value_prefix: blank(),
-        typed_value_prefix: blank(),
-        raw_value: (String::new(), String::new()),
-        value_suffix: blank(),
-        arg_separator: blank(),
-        literal: false,
-        string_delim: String::new(),
-        id_pos: CallIdPosition::None,
-        id_prefix: blank(),
-        id_suffix: blank(),
-        json: JsonLayout { array_wrapped: array, ..json.clone() },
-        tools: own.tools.clone(),
-        trigger,
-        trigger_is_body: body,
-        call_trigger: blank(),
-        wrapper_trigger: blank(),
-        marked_call_separator: blank(),
-        counter_head: None,
-        undeclared: false,
-    };
-    let note = if place == BareCallPlace::WholeOutputFence { FENCED_CALL_NOTE } else { BARE_CALL_NOTE };
-    let mut cfg = ParserConfig {
-        tools: Some(t),
-        bare_note: Some(note),
-        fallback_rule: None,
-        dialect_note: None,
-        pythonic: None,
-        call_prefixes: Vec::new(),
-        unwritten_closer: blank(),
-        ..base.clone()
-    };
-    if place != BareCallPlace::WholeOutputFence {
-        // The syntax dimension composes with this one: pythonic calls where an object is due (R20).
-        cfg.pythonic = call_syntax::pythonic_variant(&cfg).map(Rc::new);
-    }
-    Some(FallbackConfig { cfg: Rc::new(cfg), line_start: place == BareCallPlace::LineStart, bare: Some(place) })
 }
 
 impl ParserConfig {

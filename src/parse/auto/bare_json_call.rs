@@ -17,16 +17,143 @@
 //! verdict is a function of the text from the candidate on). A validated candidate is read by the
 //! ordinary JSON call states, which cannot fail on it. The scan is incremental (`Ahead` resumes
 //! where it stopped), and no candidate starts inside a rejected one, so the cost stays O(n).
+//!
+//! Configuration half (below the imports): where such a call may stand ([`BareCallPlace`]) and the
+//! configurations that read it, derived from the parser's own ([`bare_call_configs`]).
 
 use super::tool::ToolStep;
 use super::{AutoParser, State, Step};
 use crate::api::Delta;
-use crate::parse::config::{BareCallPlace, FallbackConfig, ToolConfig};
+use crate::findings::{CallIdPosition, ToolFormat};
+use crate::parse::auto::call_syntax;
+use crate::parse::config::{FallbackConfig, JsonLayout, ParserConfig, ToolConfig};
+use crate::parse::marker::Marker;
 use crate::parse::json_extent::json_error;
 use crate::parse::jsoncall::{CallData, CallFeed, JsonCall};
 use crate::parse::pythonic_check::{starts_call, PyCheck, PythonicCall};
 use crate::text::is_space;
 use std::rc::Rc;
+
+/// Where a marker-less call stands in the output of a template that HAS a marked tool format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BareCallPlace {
+    /// A JSON call object, or a `[…]` array of them, at the start of a line (rule R28).
+    LineStart,
+    /// A ```` ```json ```` fenced JSON call that is the whole output (rule R34).
+    WholeOutputFence,
+    /// A pythonic call without its list where the content starts (after reasoning), alone on its
+    /// line, after one special-token-shaped word the template does not write as a marker
+    /// (`<|python_tag|>get_weather(city="Paris")`; rules R28 and R20, R11 for the word). It has no
+    /// trigger: the content step checks there once (`parse::auto::output_start_call`).
+    OutputStart,
+}
+
+/// Rule R28: a bare JSON call (or array of calls) with none of the template's call markers.
+pub const BARE_CALL_NOTE: &str = "a tool call with none of the template's call markers, naming a declared tool: read as a call (rule R28)";
+/// Rule R34: an output that is only a fenced JSON call.
+pub const FENCED_CALL_NOTE: &str = "an output that is only a ```json fenced JSON tool call naming a declared tool: read as a call (rule R34)";
+
+/// Whether `base` reads marker-less calls (rules R28, R34): its request has tools and its template a
+/// tool format whose own calls are not bare JSON (that format reads those already).
+pub fn bare_calls_apply(base: &ParserConfig) -> bool {
+    base.tools.as_ref().is_some_and(|t| !t.trigger_is_body && !t.tools.is_empty())
+}
+
+/// The first bytes of the marker-less calls' triggers and of a code fence (`{`, `[`, `` ` ``).
+pub const BARE_CALL_FIRST_BYTES: [u8; 3] = [b'{', b'[', b'`'];
+
+/// The marker-less calls of a template that has a marked tool format (rules R28, R34): a JSON call
+/// object, a `[…]` array of them, and a ```` ```json ```` fence, each in the template's own call
+/// object where it writes JSON calls, else `{"name", "arguments", "id"}`. Each is `base` with those
+/// tools (its tool definitions kept), derived from it rather than anew since every request with tools
+/// pays for it (the parser builds them only once content holds one of their first bytes); only
+/// declared names make them calls. None without [`bare_calls_apply`].
+pub fn bare_call_configs(base: &ParserConfig) -> Vec<FallbackConfig> {
+    if !bare_calls_apply(base) {
+        return Vec::new();
+    }
+    [("", "", false, BareCallPlace::LineStart), ("", "", true, BareCallPlace::LineStart), ("```json", "```", false, BareCallPlace::WholeOutputFence)]
+        .into_iter()
+        .filter_map(|(open, close, array, place)| bare_variant(base, open, close, array, place))
+        .collect()
+}
+
+/// One marker-less call configuration of `base`: `open`/`close` around the call (a fence), or
+/// none; an array of calls or one; read at `place`.
+pub(super) fn bare_variant(base: &ParserConfig, open: &str, close: &str, array: bool, place: BareCallPlace) -> Option<FallbackConfig> {
+    let own = base.tools.as_ref().filter(|t| !t.tools.is_empty())?;
+    let mut json = if own.format == ToolFormat::JsonNative {
+        own.json.clone()
+    } else {
+        JsonLayout { name_key: "name".into(), args_key: "arguments".into(), nested: false, nest_key: "function".into(), id_keys: Vec::new(), fun_name_is_key: false, args_direct: false, array_wrapped: false }
+    };
+    if json.id_keys.is_empty() {
+        json.id_keys.push("id".into());
+    }
+    let blank = Marker::default;
+    let body = open.is_empty();
+    // A pythonic list (rule R20's syntax) starts as the array does, with `[`; a pythonic call without
+    // its list has no trigger (searching content for every tool's name made parsing 4-7x slower):
+    // it is looked for only where the content starts, by the content step itself.
+    let trigger = Marker::new(if place == BareCallPlace::OutputStart {
+        ""
+    } else if !body {
+        open
+    } else if array {
+        "["
+    } else {
+        "{"
+    });
+    let t = ToolConfig {
+        format: ToolFormat::JsonNative,
+        section_start: blank(),
+        section_end: blank(),
+        per_call_start: Marker::new(open),
+        per_call_end: Marker::new(close),
+        name_prefix: blank(),
+        name_suffix: blank(),
+        close: blank(),
+        args_start: blank(),
+        args_end: blank(),
+        arg_name_prefix: blank(),
+        arg_name_suffix: blank(),
+        value_prefix: blank(),
+        typed_value_prefix: blank(),
+        raw_value: (String::new(), String::new()),
+        value_suffix: blank(),
+        arg_separator: blank(),
+        literal: false,
+        string_delim: String::new(),
+        id_pos: CallIdPosition::None,
+        id_prefix: blank(),
+        id_suffix: blank(),
+        json: JsonLayout { array_wrapped: array, ..json.clone() },
+        tools: own.tools.clone(),
+        trigger,
+        trigger_is_body: body,
+        call_trigger: blank(),
+        wrapper_trigger: blank(),
+        marked_call_separator: blank(),
+        counter_head: None,
+        undeclared: false,
+    };
+    let note = if place == BareCallPlace::WholeOutputFence { FENCED_CALL_NOTE } else { BARE_CALL_NOTE };
+    let mut cfg = ParserConfig {
+        tools: Some(t),
+        bare_note: Some(note),
+        fallback_rule: None,
+        dialect_note: None,
+        pythonic: None,
+        call_prefixes: Vec::new(),
+        unwritten_closer: blank(),
+        ..base.clone()
+    };
+    if place != BareCallPlace::WholeOutputFence {
+        // The syntax dimension composes with this one: pythonic calls where an object is due (R20).
+        cfg.pythonic = call_syntax::pythonic_variant(&cfg).map(Rc::new);
+    }
+    Some(FallbackConfig { cfg: Rc::new(cfg), line_start: place == BareCallPlace::LineStart, bare: Some(place) })
+}
 
 /// The closing fence of a fenced call.
 const FENCE: &str = "```";

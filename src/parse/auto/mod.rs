@@ -14,12 +14,13 @@
 //! [`Diagnostic`] is recorded. Only `finish(is_partial = false)` inside an unfinished call errors.
 
 mod arg_value;
-mod bare_json_call;
+pub(crate) mod bare_json_call;
 mod call_body;
 mod call_header;
 pub(crate) mod call_syntax;
 mod content_label;
 mod dropped;
+mod fallback;
 mod id_head;
 mod json_departures;
 mod json_hold;
@@ -38,7 +39,9 @@ mod tool;
 mod untyped_value;
 mod wrapped_args;
 
-use super::config::{bare_call_configs, bare_calls_apply, fallback_configs, BareCallPlace, FallbackConfig, ParserConfig, ToolConfig, BARE_CALL_FIRST_BYTES};
+use super::config::{FallbackConfig, ParserConfig, ToolConfig};
+use bare_json_call::{bare_call_configs, bare_calls_apply, BareCallPlace, BARE_CALL_FIRST_BYTES};
+use fallback::fallback_configs;
 use super::drive::{machine_parts, Input, Machine};
 use super::emit::{Diagnostics, Emitter};
 use super::marker::{Expect, Marker};
@@ -958,80 +961,6 @@ impl AutoParser {
         self.in_array = false;
         self.state = State::Tool(next);
         Step::Adv(consumed)
-    }
-
-    /// The fallback's triggers and code fences in content (rule R13), when one of them is the first
-    /// marker of `scope` (`others`: the content step's own markers, which win when earlier). The
-    /// earliest trigger wins, the longest on a tie; a trigger that may still grow into a longer one
-    /// waits. A fence at the start of a line opens or closes a code block, in which no call is read;
-    /// a line-start trigger elsewhere is text. A call found switches `cfg` to its format.
-    #[allow(clippy::too_many_arguments)]
-    fn fallback_in_content(&mut self, text: &str, scope: Scope<'_>, abs: usize, eof: bool, others: &[&Marker], fence: &Marker, out: &mut Vec<Delta>) -> Option<Step> {
-        let fallback = Rc::clone(&self.fallback);
-        if fallback.is_empty() {
-            return None;
-        }
-        let mut best: Option<(usize, usize, Option<&FallbackConfig>)> = scope.find(fence).map(|(s, e)| (s, e, None));
-        if !self.in_code {
-            for f in fallback.iter() {
-                let Some((s, e)) = f.cfg.tools.as_ref().and_then(|t| scope.find(&t.trigger)) else { continue };
-                if best.is_none_or(|(bs, be, _)| s < bs || s == bs && e - s > be - bs) {
-                    best = Some((s, e, Some(f)));
-                }
-            }
-        }
-        let (s, e, found) = best?;
-        // A marker-less candidate (rules R28, R34) yields to a marker of the template at its place.
-        let bare = found.and_then(|f| f.bare.map(|p| (f, p)));
-        if others.iter().filter_map(|m| scope.find(m)).any(|(o, _)| o < s || bare.is_some() && o == s) {
-            return None;
-        }
-        // A marker of the template that the text ends inside of, begun at or before the trigger
-        // (`Action:\n``` ` of `Action:\n```json`), decides first once whole.
-        let held = if eof { 0 } else { others.iter().map(|m| m.holdback(text)).max().unwrap_or(0) };
-        if held > 0 && text.len() - held <= s {
-            let p = floor_boundary(text, text.len() - held);
-            self.emit_content(text.get(..p).unwrap_or(""), out);
-            return Some(if p == 0 { Step::Wait } else { Step::Adv(p) });
-        }
-        let rest = text.get(s..).unwrap_or("");
-        let longer = fallback.iter().filter_map(|f| f.cfg.tools.as_ref()).any(|t| t.trigger.spellings().any(|c| c.len() > rest.len() && c.starts_with(rest)));
-        if longer && !eof && !self.in_code {
-            self.emit_content(text.get(..s).unwrap_or(""), out);
-            return Some(if s == 0 { Step::Wait } else { Step::Adv(s) });
-        }
-        if let Some((f, place)) = bare {
-            if others.iter().any(|m| m.expect(rest, eof) == Expect::NeedMore) {
-                // A marker of the template may still start there (`[` of `[TOOL_CALLS]`).
-                self.emit_content(text.get(..s).unwrap_or(""), out);
-                return Some(if s == 0 { Step::Wait } else { Step::Adv(s) });
-            }
-            return Some(self.bare_candidate(f, place, text, (s, e), abs, eof, out));
-        }
-        let at_line_start = self.line_start_after(text.get(..s).unwrap_or(""));
-        match found {
-            Some(f) if !f.line_start || at_line_start => {
-                let body = f.cfg.tools.as_ref().is_some_and(|t| t.trigger_is_body);
-                self.cfg = Rc::clone(&f.cfg);
-                Some(self.enter_call(text, abs, (s, e), body, true, out))
-            }
-            _ => {
-                if found.is_none() && at_line_start {
-                    self.in_code = !self.in_code;
-                }
-                self.emit_content(text.get(..e).unwrap_or(""), out);
-                Some(Step::Adv(e))
-            }
-        }
-    }
-
-    /// Trailing bytes of content that may still become one of the fallback's triggers or a fence.
-    fn fallback_holdback(&self, text: &str) -> usize {
-        if self.fallback.is_empty() {
-            return 0;
-        }
-        let triggers = self.fallback.iter().filter_map(|f| f.cfg.tools.as_ref()).map(|t| t.trigger.holdback(text)).max().unwrap_or(0);
-        triggers.max(crate::parse::scan::held_back_len(text, &[FENCE]))
     }
 
     /// Reasoning markers met in content, when one comes before any tool call (`call_at`) or content

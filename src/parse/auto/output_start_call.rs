@@ -18,10 +18,19 @@ use super::bare_json_call::{Ahead, Verdict};
 use super::tool::ToolStep;
 use super::{AutoParser, State, Step};
 use crate::api::Delta;
-use crate::parse::config::{start_call_config, BareCallPlace, ParserConfig};
+use super::bare_json_call::{bare_variant, BareCallPlace};
+use crate::parse::config::FallbackConfig;
+use crate::parse::config::ParserConfig;
 use crate::parse::pythonic_check::starts_call;
 use crate::text::is_space;
 use std::rc::Rc;
+
+/// The configuration of a pythonic call without its list where the content starts
+/// (`BareCallPlace::OutputStart`): built only once the content's first word names a declared tool.
+/// None without tools.
+pub fn start_call_config(base: &ParserConfig) -> Option<FallbackConfig> {
+    bare_variant(base, "", "", false, BareCallPlace::OutputStart)
+}
 
 /// Whether `base` looks for a call where the content starts: its request has tools and its template
 /// a tool format.
