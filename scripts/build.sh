@@ -16,10 +16,8 @@
 #                              below instead of each compiling its own copy (release builds share none by default;
 #                              the copies, compiled at different opt-levels, were not identical, so neither LTO nor
 #                              wasm-opt merged them): −1.7 KB gzip (BENCHMARKS.md "Package size", session 12).
-# std's `core` keeps opt-level 2, `alloc` and `std` are at "s" (our crate and dependencies: "z"): all three at "z" made
-# whole-text parsing ≈ 20 % slower (string search, UTF-8, allocation) for 7.5 KB gzip, all three at "s" the Qwen
-# parses 10–20 % slower for 7.0 KB; `core` at 2 with the other two at "s" saves 4.5 KB at no speed cost measurable
-# here (BENCHMARKS.md "Package size", sessions 11 and 12).
+# std's crates keep opt-level 2 (our crate and dependencies: "z"): compiled at "z" they made whole-text parsing ≈ 20 %
+# slower (string search, UTF-8, allocation) for 7.5 KB gzip (BENCHMARKS.md "Package size").
 # Not `-Z fmt-debug=none` (−5 KB gzip): it empties every `{:?}`, and our diagnostics and minijinja's errors
 # quote names and markers with `{:?}` (pkg-tests/native-parity.test.mjs fails with it).
 # These are unstable flags, so the build pins TOOLCHAIN and uses RUSTC_BOOTSTRAP; RUSTFLAGS replaces
@@ -50,8 +48,8 @@ build_wasm() {
      RUSTFLAGS="-C link-arg=--export=__stack_pointer -Z unstable-options -C panic=immediate-abort -Z location-detail=none -Z share-generics=yes" \
      cargo "+$TOOLCHAIN" build --quiet --lib --release --target wasm32-unknown-unknown $features \
       -Z build-std=std,panic_abort -Z build-std-features=optimize_for_size --target-dir "$out" \
-      --config 'profile.release.package.core.opt-level=2' --config 'profile.release.package.alloc.opt-level="s"' \
-      --config 'profile.release.package.std.opt-level="s"'; then
+      --config 'profile.release.package.core.opt-level=2' --config 'profile.release.package.alloc.opt-level=2' \
+      --config 'profile.release.package.std.opt-level=2'; then
     :
   else
     echo "warning: std could not be built from source with toolchain $TOOLCHAIN (rust-src missing?): building against the prebuilt std (larger wasm)" >&2
