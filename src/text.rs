@@ -93,20 +93,18 @@ impl ByteSet {
         // test finds nothing new).
         let nth = |i: usize| u64::from(*self.few.get(if i < usize::from(self.count) { i } else { 0 }).unwrap_or(&0)) * LO;
         let reps = [nth(0), nth(1), nth(2), nth(3)];
-        let mut chunks = hay.chunks_exact(8);
-        let mut at = 0;
-        for chunk in &mut chunks {
-            let Ok(word) = <[u8; 8]>::try_from(chunk) else { break };
-            let word = u64::from_le_bytes(word);
-            let zero = |r: u64| {
-                let x = word ^ r;
-                x.wrapping_sub(LO) & !x & HI
-            };
-            let [r0, r1, r2, r3] = reps;
-            let hit = zero(r0) | zero(r1) | zero(r2) | zero(r3);
+        // A plain loop over `split_first_chunk` (no iterator adapters or closures per word): at opt-level
+        // "z" in wasm those stay calls and stack traffic in the loop (as same_text's first version did).
+        let [r0, r1, r2, r3] = reps;
+        let (mut rest, mut at) = (hay, 0);
+        while let Some((word, tail)) = rest.split_first_chunk::<8>() {
+            let word = u64::from_le_bytes(*word);
+            let (x0, x1, x2, x3) = (word ^ r0, word ^ r1, word ^ r2, word ^ r3);
+            let hit = (x0.wrapping_sub(LO) & !x0 | x1.wrapping_sub(LO) & !x1 | x2.wrapping_sub(LO) & !x2 | x3.wrapping_sub(LO) & !x3) & HI;
             if hit != 0 {
                 return Some(at + (hit.trailing_zeros() / 8) as usize);
             }
+            rest = tail;
             at += 8;
         }
         hay.get(at..)?.iter().position(|&b| self.has(b)).map(|p| at + p)
