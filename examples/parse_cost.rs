@@ -50,6 +50,9 @@ fn main() {
     if std::env::args().nth(2).as_deref() == Some("early") {
         return early_cost(reps);
     }
+    if std::env::args().nth(2).as_deref() == Some("uncached") {
+        return uncached_cost(reps);
+    }
     let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let tool = |name: &str| json!({"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": {"location": {"type": "string"}, "unit": {"type": "string"}}}}});
     let tools = vec![tool("get_weather"), tool("get_time"), tool("search")];
@@ -84,6 +87,25 @@ fn response_cost(reps: usize) {
         let tiny = median(|| { std::hint::black_box(parse_response("Hi", &rt, &prefix, &tools).unwrap()); }, reps);
         let whole = median(|| { std::hint::black_box(parse_response(&text, &rt, &prefix, &tools).unwrap()); }, reps);
         println!("{name:<55} parse_response  tiny {tiny:8.1} µs  whole {whole:8.1} µs  {:7.0} MB/s", text.len() as f64 / whole);
+    }
+}
+
+/// `… parse_cost 2000 uncached`: a parser built from the analysis with `StreamParser::new` (no request-layer
+/// cache: what the Rust API's low-level constructor costs, and what benches/report.rs times per parse).
+fn uncached_cost(reps: usize) {
+    use chat_autoparser::{generation_prompt, StreamParser};
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let tools = vec![json!({"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"location": {"type": "string"}, "unit": {"type": "string"}}}}})];
+    let opts = RequestOptions { tools, ..Default::default() };
+    let only = std::env::var("PARSE_COST_ONLY").unwrap_or_default();
+    for (name, family) in BENCH.into_iter().filter(|(_, f)| f.contains(only.as_str())) {
+        let src = std::fs::read_to_string(root.join("conformance/templates").join(name)).unwrap();
+        let t = ChatTemplate::new(&src, RenderOptions::default()).unwrap();
+        let a = t.analysis().unwrap().clone();
+        let gp = generation_prompt(&t, &a, &opts).unwrap();
+        let _ = family;
+        let build = median(|| { std::hint::black_box(StreamParser::new(&a, &gp, &opts).unwrap()); }, reps);
+        println!("{name:<55} StreamParser::new from the analysis: {build:8.1} µs");
     }
 }
 
