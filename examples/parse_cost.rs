@@ -94,30 +94,35 @@ fn response_cost(reps: usize) {
 /// cache: what the Rust API's low-level constructor costs, and what benches/report.rs times per parse).
 fn uncached_cost(reps: usize) {
     use chat_autoparser::{generation_prompt, StreamParser};
-    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let tools = vec![json!({"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"location": {"type": "string"}, "unit": {"type": "string"}}}}})];
-    let opts = RequestOptions { tools, ..Default::default() };
-    let only = std::env::var("PARSE_COST_ONLY").unwrap_or_default();
-    for (name, family) in BENCH.into_iter().filter(|(_, f)| f.contains(only.as_str())) {
-        let src = std::fs::read_to_string(root.join("conformance/templates").join(name)).unwrap();
-        let t = ChatTemplate::new(&src, RenderOptions::default()).unwrap();
+    let opts = one_tool_request();
+    for (name, t, _) in bench_cases() {
         let a = t.analysis().unwrap().clone();
         let gp = generation_prompt(&t, &a, &opts).unwrap();
-        let _ = family;
         let build = median(|| { std::hint::black_box(StreamParser::new(&a, &gp, &opts).unwrap()); }, reps);
         println!("{name:<55} StreamParser::new from the analysis: {build:8.1} µs");
     }
 }
 
-fn stream_cost(reps: usize) {
-    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+/// The request the bench outputs answer: one get_weather tool.
+fn one_tool_request() -> RequestOptions {
     let tools = vec![json!({"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"location": {"type": "string"}, "unit": {"type": "string"}}}}})];
-    let opts = RequestOptions { tools, ..Default::default() };
+    RequestOptions { tools, ..Default::default() }
+}
+
+/// The bench templates (PARSE_COST_ONLY=gpt-oss: one, for a profile) with their 30 KB input.
+fn bench_cases() -> Vec<(&'static str, ChatTemplate, String)> {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let only = std::env::var("PARSE_COST_ONLY").unwrap_or_default();
-    for (name, family) in BENCH.into_iter().filter(|(_, f)| f.contains(only.as_str())) {
+    BENCH.into_iter().filter(|(_, f)| f.contains(only.as_str())).map(|(name, family)| {
         let src = std::fs::read_to_string(root.join("conformance/templates").join(name)).unwrap();
         let t = ChatTemplate::new(&src, RenderOptions::default()).unwrap();
-        let text = std::fs::read_to_string(root.join(format!("bench/inputs/{family}-8k.txt"))).unwrap();
+        (name, t, std::fs::read_to_string(root.join(format!("bench/inputs/{family}-8k.txt"))).unwrap())
+    }).collect()
+}
+
+fn stream_cost(reps: usize) {
+    let opts = one_tool_request();
+    for (name, t, text) in bench_cases() {
         let chunks: Vec<String> = text.chars().collect::<Vec<_>>().chunks(4).map(|c| c.iter().collect()).collect();
         let mut out = Vec::new();
         let stream = median(|| {
