@@ -50,6 +50,9 @@ fn main() {
     if std::env::args().nth(2).as_deref() == Some("early") {
         return early_cost(reps);
     }
+    if std::env::args().nth(2).as_deref() == Some("fresh") {
+        return fresh_conversation_cost(reps);
+    }
     if std::env::args().nth(2).as_deref() == Some("uncached") {
         return uncached_cost(reps);
     }
@@ -100,6 +103,23 @@ fn uncached_cost(reps: usize) {
         let gp = generation_prompt(&t, &a, &opts).unwrap();
         let build = median(|| { std::hint::black_box(StreamParser::new(&a, &gp, &opts).unwrap()); }, reps);
         println!("{name:<55} StreamParser::new from the analysis: {build:8.1} µs");
+    }
+}
+
+/// `… parse_cost 300 fresh`: set-up when every reply belongs to a new conversation (a chat frontend parses each
+/// reply once, with the conversation so far): the generation prompt rendered for it, the parser built and fed it.
+fn fresh_conversation_cost(reps: usize) {
+    let tools = ["get_weather", "get_time", "search"].map(|n| json!({"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": {"location": {"type": "string"}, "unit": {"type": "string"}}}}}));
+    let mut n = 0;
+    let mut request = || {
+        n += 1;
+        let messages = vec![json!({"role": "system", "content": "You are a helpful assistant."}), json!({"role": "user", "content": format!("What is the weather in city {n}?")})];
+        RequestOptions { tools: tools.to_vec(), messages, ..Default::default() }
+    };
+    for (name, t, _) in bench_cases() {
+        let prompt = median(|| { std::hint::black_box(t.generation_prompt(&request()).unwrap()); }, reps);
+        let tiny = median(|| { std::hint::black_box(t.parse_output("Hi", &request()).unwrap()); }, reps);
+        println!("{name:<55} new conversation per reply: generation prompt {prompt:8.1} µs, tiny parse {tiny:8.1} µs");
     }
 }
 

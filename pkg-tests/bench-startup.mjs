@@ -77,8 +77,15 @@ export function measureStartup({ runs = 5 } = {}) {
     // Set-up against the number of declared tools: 3 and 32, the same (unfrozen) options object each call.
     const tiny3 = medianTime(() => pkg.parseOutput(t, 'Hi', opts3));
     const tiny32 = medianTime(() => pkg.parseOutput(t, 'Hi', opts32));
+    // A chat frontend parses each reply once, with the conversation so far: a new `messages` each call, so
+    // the generation prompt is rendered again (two template renders) while the parser is copied from the
+    // one built for the same tools (session/parser_cache.rs).
+    let turn = 0;
+    const conversation = () => [messages[0], { role: 'user', content: `What is the weather in city ${turn++}?` }];
+    const newConversation = medianTime(() => pkg.parseOutput(t, 'Hi', { tools, messages: conversation() }));
+    const newConversationPrompt = medianTime(() => pkg.generationPrompt(t, { tools, messages: conversation() }));
     const bytes = Buffer.byteLength(text);
-    perCall.push({ template: name, input: `${family}-8k`, bytes, parseTiny, construct, whole, wholeMBs: bytes / 1e6 / (whole / 1e3), stream, tiny3, tiny32 });
+    perCall.push({ template: name, input: `${family}-8k`, bytes, parseTiny, construct, whole, wholeMBs: bytes / 1e6 / (whole / 1e3), stream, tiny3, tiny32, newConversation, newConversationPrompt });
     t.free();
   }
   return { cold, perCall };

@@ -157,6 +157,12 @@ if (streaming.length && !streaming[0].error) {
   lines.push('with 32 tools, the same options object each call, not frozen (the facade walks it against its snapshot).', '');
   lines.push('| template | 3 tools | 32 tools | 32 ÷ 3 |', '|---|---:|---:|---:|');
   for (const p of startup.perCall) lines.push(`| ${p.template} | ${us(p.tiny3)} | ${us(p.tiny32)} | ${f(p.tiny32 / p.tiny3, 2)} |`);
+  lines.push('', 'Set-up for a new conversation per reply (a chat frontend parses each reply once, with the conversation so far:');
+  lines.push('a new two-message `messages` each call, same tools): the generation prompt is rendered again — two renders of the');
+  lines.push('template, the difference of which is the prompt — and the parser is copied from the one built for the same tools and');
+  lines.push('options (session/parser_cache.rs: the format\'s parser before it read any prompt, keyed without the conversation).', '');
+  lines.push('| template | tiny `parseOutput`, new conversation | of which `generationPrompt` |', '|---|---:|---:|');
+  for (const p of startup.perCall) lines.push(`| ${p.template} | ${us(p.newConversation)} | ${us(p.newConversationPrompt)} |`);
 }
 {
   lines.push('', "## Side by side with transformers' parse_response (pkg-tests/bench-transformers.mjs)", '');

@@ -58,6 +58,20 @@ pub trait Format: Sync {
     /// reasoning block). Returns it with the deltas that reading produced.
     fn parser(&self, a: &Analysis, options: &RequestOptions, generation_prompt: &str) -> (Box<dyn OutputParser>, Vec<Delta>);
 
+    /// The output parser before it reads any prompt, for a format whose parser is costly to build from the
+    /// analysis and the options but does not depend on the prompt or the conversation: built once per
+    /// request shape and copied for each prompt (`session::parser_cache`), then made ready by
+    /// [`Format::prime`]. `None`: [`Format::parser`] builds it whole each time.
+    fn unprimed(&self, _a: &Analysis, _options: &RequestOptions) -> Option<Box<dyn OutputParser>> {
+        None
+    }
+
+    /// [`Format::parser`] from a copy of [`Format::unprimed`]'s parser. Only called for formats that
+    /// return one.
+    fn prime(&self, parser: Box<dyn OutputParser>, _a: &Analysis, _options: &RequestOptions, _generation_prompt: &str) -> (Box<dyn OutputParser>, Vec<Delta>) {
+        (parser, Vec::new())
+    }
+
     /// The generation prompt for a continued assistant message (`continue_final_message`): the
     /// template's own prompt plus the prefill's `reasoning` and — when content is continued —
     /// `content`, written as this format writes them.

@@ -319,6 +319,10 @@ impl<M: Machine> super::OutputParser for M {
         self.emitter().recycle(spare);
     }
 
+    fn prime(&mut self, prefill: &str, out: &mut Vec<crate::api::Delta>) {
+        self.prefill(prefill, out);
+    }
+
     fn finish(&mut self, is_partial: bool, out: &mut Vec<crate::api::Delta>) -> crate::Result<()> {
         self.emitter().begin(out.len());
         self.finish_machine(is_partial, out).map_err(|e| match e.offset() {

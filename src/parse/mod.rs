@@ -46,6 +46,10 @@ pub trait OutputParser {
     fn fork(&self) -> Option<Box<dyn OutputParser>> {
         None
     }
+    /// Read the part of the generation prompt the output continues, before any output: how a parser
+    /// from [`crate::formats::Format::unprimed`] (built once per request shape and copied) is made ready
+    /// for one prompt. Parsers no format hands out unprimed ignore it.
+    fn prime(&mut self, _prefill: &str, _out: &mut Vec<Delta>) {}
     /// A delta's string the caller no longer needs, for the parser to write its next delta into: a
     /// stream of short chunks then allocates no string per chunk. Parsers may ignore it.
     fn recycle(&mut self, _spare: String) {}

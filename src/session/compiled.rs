@@ -50,12 +50,12 @@ impl CompiledParser {
 
     /// A streaming parser for this request's model output.
     pub fn stream_parser(&self, options: &RequestOptions) -> Result<StreamParser> {
-        parser_cache::get_or_build_for(self.id, options, || StreamParser::new(&self.spec.analysis, &self.generation_prompt(options), options))
+        parser_cache::get_or_build_for(self.id, options, || parser_cache::build(self.id, &self.spec.analysis, &self.generation_prompt(options), options))
     }
 
     /// [`Self::stream_parser`] keyed by text that determines `options` (the JSON they were read from).
     pub fn stream_parser_keyed(&self, key: &str, options: &RequestOptions) -> Result<StreamParser> {
-        parser_cache::get_or_build(self.id, key, || StreamParser::new(&self.spec.analysis, &self.generation_prompt(options), options))
+        parser_cache::get_or_build(self.id, key, || parser_cache::build(self.id, &self.spec.analysis, &self.generation_prompt(options), options))
     }
 
     /// Parse a whole model output of this request.

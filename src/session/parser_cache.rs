@@ -6,12 +6,21 @@
 //! A caller that parses each response of one request shape (the same template and options) gets a copy
 //! of the parser built the first time ([`StreamParser::fork`]), so set-up no longer depends on the tools.
 //!
+//! A new conversation changes the generation prompt but not what the parser is built from: each format
+//! that can ([`Format::unprimed`]) keeps its parser before it read any prompt, keyed by the options without
+//! the conversation, and a parser for a new prompt is a copy of it that reads the prompt
+//! ([`Format::prime`]), so a chat frontend that parses each reply with the conversation so far does not
+//! build the parser per reply either.
+//!
 //! Parsers share their configuration through `Rc`, so the cache is per thread (a `ChatTemplate` stays
 //! `Send + Sync`); bounded, most recently used first, so a server with ever-changing requests holds at
 //! most `CAPACITY` parsers per thread.
 
 use super::StreamParser;
 use crate::api::RequestOptions;
+use crate::findings::Analysis;
+use crate::formats::{format_of, Format};
+use crate::parse::OutputParser;
 use crate::mru::Mru;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -20,6 +29,7 @@ const CAPACITY: usize = 16;
 
 thread_local! {
     static PARSERS: RefCell<Mru<(u64, String), StreamParser>> = const { RefCell::new(Mru::new(CAPACITY)) };
+    static UNPRIMED: RefCell<Mru<(u64, String), Box<dyn OutputParser>>> = const { RefCell::new(Mru::new(CAPACITY)) };
 }
 
 /// A process-unique id for each template, so that a template built where a dropped one was never
@@ -66,9 +76,47 @@ pub(crate) fn get_or_build_for(id: u64, options: &RequestOptions, build: impl Fn
     }
 }
 
+/// A new parser of template `id` (its analysis `a`) for a prompt ending with `generation_prompt`: as
+/// [`StreamParser::new`], with the format's parser before the prompt copied from the cache of unprimed
+/// parsers (keyed by the options without the conversation, which only the prompt reads).
+pub(crate) fn build(id: u64, a: &Analysis, generation_prompt: &str, options: &RequestOptions) -> crate::Result<StreamParser> {
+    let format = format_of(a.handler);
+    StreamParser::over(options, |o| {
+        let Some(unprimed) = unprimed(id, a, format, o) else { return Ok(format.parser(a, o, generation_prompt)) };
+        Ok(format.prime(unprimed, a, o, generation_prompt))
+    })
+}
+
+/// A copy of the cached unprimed parser for these options, else the format's new one (kept when it can
+/// be copied); `None` when the format builds its parsers whole.
+fn unprimed(id: u64, a: &Analysis, format: &dyn Format, options: &RequestOptions) -> Option<Box<dyn OutputParser>> {
+    let key = serde_json::to_string(&RequestOptions { messages: Vec::new(), ..options.clone() }).ok()?;
+    let hit = UNPRIMED.with(|cell| {
+        let mut entries = cell.try_borrow_mut().ok()?;
+        entries.find(|(t, k)| *t == id && crate::text::same_text(k, &key))?.fork()
+    });
+    if hit.is_some() {
+        return hit;
+    }
+    let parser = format.unprimed(a, options)?;
+    if let Some(proto) = parser.fork() {
+        UNPRIMED.with(|cell| {
+            if let Ok(mut entries) = cell.try_borrow_mut() {
+                entries.insert((id, key), proto);
+            }
+        });
+    }
+    Some(parser)
+}
+
 /// Drop this thread's parsers of template `id` (it is being dropped).
 pub(crate) fn forget(id: u64) {
     let _ = PARSERS.try_with(|cell| {
+        if let Ok(mut entries) = cell.try_borrow_mut() {
+            entries.retain(|(t, _)| *t != id);
+        }
+    });
+    let _ = UNPRIMED.try_with(|cell| {
         if let Ok(mut entries) = cell.try_borrow_mut() {
             entries.retain(|(t, _)| *t != id);
         }

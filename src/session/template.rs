@@ -97,13 +97,13 @@ impl ChatTemplate {
     /// A streaming parser for this request's model output, fed the request's generation prompt. Built
     /// once per distinct options, then copied (a bounded cache per thread): set-up costs a copy.
     pub fn stream_parser(&self, options: &RequestOptions) -> Result<StreamParser> {
-        parser_cache::get_or_build_for(self.id, options, || StreamParser::new(self.analysis()?, &self.generation_prompt(options)?, options))
+        parser_cache::get_or_build_for(self.id, options, || parser_cache::build(self.id, self.analysis()?, &self.generation_prompt(options)?, options))
     }
 
     /// [`Self::stream_parser`] for a caller that already holds text determining `options` — the JSON
     /// they were read from — as the cache key, so that nothing is serialized per parse (the JS binding).
     pub fn stream_parser_keyed(&self, key: &str, options: &RequestOptions) -> Result<StreamParser> {
-        parser_cache::get_or_build(self.id, key, || StreamParser::new(self.analysis()?, &self.generation_prompt(options)?, options))
+        parser_cache::get_or_build(self.id, key, || parser_cache::build(self.id, self.analysis()?, &self.generation_prompt(options)?, options))
     }
 
     /// Parse a whole model output of this request.
