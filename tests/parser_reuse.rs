@@ -9,29 +9,16 @@ mod common;
 #[path = "case_support/mod.rs"]
 mod case_support;
 
-use case_support::{chunks, each_case_end_to_end, our_template, Outcome};
+use case_support::{chunks, drain, each_case_end_to_end, our_template, Outcome};
 use chat_autoparser::api::{Diagnostic, RequestOptions};
 use chat_autoparser::StreamParser;
 use serde_json::json;
 use std::collections::HashMap;
 
-/// Message (diagnostics included), error and deltas, as `case_support::stream` reads them.
+/// Message, error and deltas, diagnostics and finish reason.
 fn run(mut p: StreamParser, parts: &[&str]) -> (Outcome, Vec<Diagnostic>, Option<&'static str>) {
-    let mut deltas = Vec::new();
-    for part in parts {
-        deltas.extend(p.push(part));
-    }
-    let err = match p.finish() {
-        Ok(d) => {
-            deltas.extend(d);
-            None
-        }
-        Err(e) => {
-            deltas.extend(p.take_failed_deltas());
-            Some(e.to_string())
-        }
-    };
-    ((p.message().clone(), err, deltas), p.diagnostics().to_vec(), p.finish_reason())
+    let outcome = drain(&mut p, parts);
+    (outcome, p.diagnostics().to_vec(), p.finish_reason())
 }
 
 #[test]

@@ -162,7 +162,11 @@ pub fn chunks<'a>(text: &'a str, cuts: &[usize]) -> Vec<&'a str> {
 pub type Outcome = (Message, Option<String>, Vec<Delta>);
 
 pub fn stream(analysis: &Analysis, gp: &str, options: &RequestOptions, parts: &[&str]) -> Outcome {
-    let mut p = StreamParser::new(analysis, gp, options).expect("parser builds");
+    drain(&mut StreamParser::new(analysis, gp, options).expect("parser builds"), parts)
+}
+
+/// `parts` pushed into `p`, then finished: its message, error and every delta.
+pub fn drain(p: &mut StreamParser, parts: &[&str]) -> Outcome {
     let mut deltas = Vec::new();
     for part in parts {
         deltas.extend(p.push(part));
