@@ -278,7 +278,7 @@ impl<'de> Deserialize<'de> for ToolChoice {
 }
 
 /// Request options: one field per request field llama.cpp's parser takes. camelCase in JS.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct RequestOptions {
     /// OpenAI-style tool list: `[{type: "function", function: {name, description, parameters}}]`.

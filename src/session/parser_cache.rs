@@ -29,7 +29,7 @@ const CAPACITY: usize = 16;
 
 thread_local! {
     static PARSERS: RefCell<Mru<(u64, String), StreamParser>> = const { RefCell::new(Mru::new(CAPACITY)) };
-    static UNPRIMED: RefCell<Mru<(u64, String), Box<dyn OutputParser>>> = const { RefCell::new(Mru::new(CAPACITY)) };
+    static UNPRIMED: RefCell<Mru<(u64, RequestOptions), Box<dyn OutputParser>>> = const { RefCell::new(Mru::new(CAPACITY)) };
 }
 
 /// A process-unique id for each template, so that a template built where a dropped one was never
@@ -90,10 +90,12 @@ pub(crate) fn build(id: u64, a: &Analysis, generation_prompt: &str, options: &Re
 /// A copy of the cached unprimed parser for these options, else the format's new one (kept when it can
 /// be copied); `None` when the format builds its parsers whole.
 fn unprimed(id: u64, a: &Analysis, format: &dyn Format, options: &RequestOptions) -> Option<Box<dyn OutputParser>> {
-    let key = serde_json::to_string(&RequestOptions { messages: Vec::new(), ..options.clone() }).ok()?;
+    // Compared as values, not as serialized text: the JS binding never serializes options, and the code
+    // to do it would cost the wasm ≈ 3 KB.
+    let shape = without_conversation(options);
     let hit = UNPRIMED.with(|cell| {
         let mut entries = cell.try_borrow_mut().ok()?;
-        entries.find(|(t, k)| *t == id && crate::text::same_text(k, &key))?.fork()
+        entries.find(|(t, o)| *t == id && *o == shape)?.fork()
     });
     if hit.is_some() {
         return hit;
@@ -102,11 +104,50 @@ fn unprimed(id: u64, a: &Analysis, format: &dyn Format, options: &RequestOptions
     if let Some(proto) = parser.fork() {
         UNPRIMED.with(|cell| {
             if let Ok(mut entries) = cell.try_borrow_mut() {
-                entries.insert((id, key), proto);
+                entries.insert((id, shape), proto);
             }
         });
     }
     Some(parser)
+}
+
+/// `options` without the conversation. Every other field is named, so that a new option cannot be
+/// left out of the comparison by accident.
+fn without_conversation(options: &RequestOptions) -> RequestOptions {
+    let RequestOptions {
+        tools,
+        messages: _,
+        add_generation_prompt,
+        continue_final_message,
+        enable_thinking,
+        generation_prompt,
+        strict,
+        reasoning_format,
+        parallel_tool_calls,
+        tool_choice,
+        json_schema,
+        is_partial,
+        stream_arguments,
+        extra_context,
+        reasoning_field,
+    } = options;
+    RequestOptions {
+        tools: tools.clone(),
+        messages: Vec::new(),
+        add_generation_prompt: *add_generation_prompt,
+        continue_final_message: continue_final_message.clone(),
+        enable_thinking: *enable_thinking,
+        generation_prompt: generation_prompt.clone(),
+        strict: *strict,
+        reasoning_format: *reasoning_format,
+        parallel_tool_calls: *parallel_tool_calls,
+        tool_choice: tool_choice.clone(),
+        json_schema: json_schema.clone(),
+        is_partial: *is_partial,
+        stream_arguments: *stream_arguments,
+        extra_context: extra_context.clone(),
+        reasoning_field: reasoning_field.clone(),
+    }
 }
 
 /// Drop this thread's parsers of template `id` (it is being dropped).

@@ -62,24 +62,44 @@ fn template_tools(tools: &[Value]) -> Vec<Value> {
     tools
 }
 
-fn render(template: &Template, analysis: &Analysis, messages: &[Value], options: &RequestOptions, add_generation_prompt: bool) -> Result<String> {
-    let messages = template_messages(template, analysis, messages);
-    let with_tools = render_with(template, &messages, options, add_generation_prompt, true);
-    match with_tools {
-        // The turn's opening rarely depends on the tool list; a template that cannot render the given
-        // tools (missing fields it insists on) still yields its generation prompt without them.
-        Err(_) if !options.tools.is_empty() => render_with(template, &messages, options, add_generation_prompt, false).or(with_tools),
-        r => r,
+/// The template's renders of the conversation `messages` for the request, one per `add_generation_prompt`
+/// value in `flags`, from one context (built once: the conversation and the tools are not copied per render).
+fn render_each(template: &Template, analysis: &Analysis, messages: &[Value], options: &RequestOptions, flags: &[bool]) -> Result<Vec<String>> {
+    let mut with_tools = context(template_messages(template, analysis, messages), options, true);
+    let mut without_tools = None;
+    let mut out = Vec::with_capacity(flags.len());
+    // Extra context may set it too (it is inserted last): then it wins, as in one render of the whole context.
+    let set_flag = !options.extra_context.contains_key("add_generation_prompt");
+    for &add_generation_prompt in flags {
+        if set_flag {
+            with_tools.insert("add_generation_prompt".into(), add_generation_prompt.into());
+        }
+        let text = match template.render_lenient_map(&mut with_tools) {
+            // The turn's opening rarely depends on the tool list; a template that cannot render the given
+            // tools (missing fields it insists on) still yields its generation prompt without them.
+            Err(e) if !options.tools.is_empty() => {
+                let ctx = without_tools.get_or_insert_with(|| context(template_messages(template, analysis, messages), options, false));
+                if set_flag {
+                    ctx.insert("add_generation_prompt".into(), add_generation_prompt.into());
+                }
+                template.render_lenient_map(ctx).map_err(|_| e)
+            }
+            r => r,
+        };
+        out.push(text?.0);
     }
+    Ok(out)
 }
 
-fn render_with(template: &Template, messages: &[Value], options: &RequestOptions, add_generation_prompt: bool, tools: bool) -> Result<String> {
+/// The render context of a request: `messages` (as the template wants them), the tools if `tools`, the
+/// thinking switch and extra context; `add_generation_prompt` is set per render.
+fn context(messages: Vec<Value>, options: &RequestOptions, tools: bool) -> Map<String, Value> {
     let mut ctx = Map::new();
-    ctx.insert("messages".into(), Value::Array(messages.to_vec()));
+    ctx.insert("messages".into(), Value::Array(messages));
     if tools && !options.tools.is_empty() {
         ctx.insert("tools".into(), Value::Array(template_tools(&options.tools)));
     }
-    ctx.insert("add_generation_prompt".into(), add_generation_prompt.into());
+    ctx.insert("add_generation_prompt".into(), false.into());
     // Not given: the template's own default, exactly as `render()` without it.
     if let Some(on) = options.enable_thinking {
         ctx.insert("enable_thinking".into(), on.into());
@@ -87,7 +107,7 @@ fn render_with(template: &Template, messages: &[Value], options: &RequestOptions
     for (k, v) in &options.extra_context {
         ctx.insert(k.clone(), v.clone());
     }
-    template.render_lenient(&Value::Object(ctx)).map(|(text, _)| text)
+    ctx
 }
 
 /// What the template appends when asked for a generation prompt: the text after the common prefix
@@ -120,13 +140,12 @@ fn prompt_parts(template: &Template, analysis: &Analysis, options: &RequestOptio
         // The prompt the caller really used ended with this (`generationPrompt`).
         Some(given) => {
             if with_head {
-                head = render(template, analysis, history, options, false)?;
+                head = render_each(template, analysis, history, options, &[false])?.swap_remove(0);
             }
             given.clone()
         }
         None => {
-            let without = render(template, analysis, history, options, false)?;
-            let with = render(template, analysis, history, options, true)?;
+            let [without, with]: [String; 2] = render_each(template, analysis, history, options, &[false, true])?.try_into().unwrap_or_default();
             let common = without.char_indices().zip(with.chars()).find(|((_, a), b)| a != b).map_or(without.len().min(with.len()), |((i, _), _)| i);
             let common = token_start(&with, common);
             head = with[..common].to_string();

@@ -71,6 +71,11 @@ impl StreamParser {
     /// `none` one read side by side ([`InlineReasoning`]), whatever the parser (a format's, a declared
     /// response template's).
     pub fn over(options: &RequestOptions, mut make: impl FnMut(&RequestOptions) -> Result<(Box<dyn OutputParser>, Vec<Delta>)>) -> Result<StreamParser> {
+        Self::over_dyn(options, &mut make)
+    }
+
+    /// [`Self::over`], compiled once (not per caller's closure: each copy cost the wasm ≈ 1 KB).
+    fn over_dyn(options: &RequestOptions, make: &mut dyn FnMut(&RequestOptions) -> Result<(Box<dyn OutputParser>, Vec<Delta>)>) -> Result<StreamParser> {
         let (inner, mut initial) = if options.reasoning_format == ReasoningFormat::DeepseekLegacy {
             let with = |reasoning_format| RequestOptions { reasoning_format, ..options.clone() };
             let (extract, extract_initial) = make(&with(ReasoningFormat::Auto))?;

@@ -143,8 +143,13 @@ impl Template {
     }
 
     /// Render with a context map (avoids a clone when the caller builds the map).
-    pub fn render_map(&self, ctx: Map<String, Json>) -> Result<String> {
-        self.render_in(&self.env, ctx)
+    pub fn render_map(&self, mut ctx: Map<String, Json>) -> Result<String> {
+        if let Err(e) = check_depth(&ctx) {
+            drop_iteratively(Json::Object(ctx));
+            return Err(e);
+        }
+        self.add_special_tokens(&mut ctx);
+        self.render_metered(&self.env, &ctx, &mut 0)
     }
 
     /// Render for analysis and generation prompts, where a result beats Python's strictness: a variable
@@ -209,11 +214,31 @@ impl Template {
             Json::Object(map) => check_depth(map).map(|_| map.clone())?,
             _ => return Err(Error::new(ErrorKind::InvalidInput, "context must be an object")),
         };
+        self.render_lenient_in(&mut ctx, fuel, &mut Vec::new())
+    }
+
+    /// [`Self::render_lenient`] of a context map the caller built and renders again with a change (the
+    /// generation prompt's two renders): not cloned, and left as it was given (the names a retry set to
+    /// `""` and the special tokens are taken out again, so each render starts from the caller's context).
+    pub(crate) fn render_lenient_map(&self, ctx: &mut Map<String, Json>) -> Result<(String, Vec<String>)> {
+        check_depth(ctx)?;
+        let mut added: Vec<String> = ["bos_token", "eos_token"].into_iter().filter(|k| !ctx.contains_key(*k)).map(String::from).collect();
+        let result = self.render_lenient_in(ctx, &mut 0, &mut added);
+        // Appended in this order, so each is the last key when it goes: the others keep their places.
+        for key in added.iter().rev() {
+            ctx.swap_remove(key.as_str());
+        }
+        result
+    }
+
+    /// The lenient render loop over `ctx` (depth checked); the names it sets to `""` are appended to `added`.
+    fn render_lenient_in(&self, ctx: &mut Map<String, Json>, fuel: &mut u64, added: &mut Vec<String>) -> Result<(String, Vec<String>)> {
+        self.add_special_tokens(ctx);
         let mut notes = Vec::new();
         let mut env = self.probe_env()?;
         let mut lenient = false;
         for _ in 0..MAX_LENIENT_RETRIES {
-            let err = match self.render_metered(env, ctx.clone(), fuel) {
+            let err = match self.render_metered(env, ctx, fuel) {
                 Ok(text) => return Ok((text, notes)),
                 Err(e) => e,
             };
@@ -221,6 +246,7 @@ impl Template {
             if let Some(name) = undefined_variable(&msg).filter(|n| !ctx.contains_key(*n)) {
                 notes.push(format!("template reads undefined `{name}`; rendered with \"\""));
                 ctx.insert(name.to_string(), "".into());
+                added.push(name.to_string());
             } else if msg.contains("generator is not JSON serializable") && !lenient {
                 notes.push("tojson of a generator (Python raises); rendered as a list".into());
                 lenient = true;
@@ -238,6 +264,16 @@ impl Template {
         self.render_metered(env, ctx, fuel).map(|t| (t, notes))
     }
 
+    /// `bos_token` and `eos_token` from the options, unless the context sets them.
+    fn add_special_tokens(&self, ctx: &mut Map<String, Json>) {
+        if !ctx.contains_key("bos_token") {
+            ctx.insert("bos_token".into(), self.options.bos_token.clone().unwrap_or_default().into());
+        }
+        if !ctx.contains_key("eos_token") {
+            ctx.insert("eos_token".into(), self.options.eos_token.clone().unwrap_or_default().into());
+        }
+    }
+
     /// The environment of probe renders: `env` unless the template makes a `Markup`.
     fn probe_env(&self) -> Result<&Environment<'static>> {
         if !self.rewritten.makes_markup {
@@ -250,12 +286,9 @@ impl Template {
         Ok(self.probe_env.get_or_init(|| built))
     }
 
-    fn render_in(&self, env: &Environment<'static>, ctx: Map<String, Json>) -> Result<String> {
-        self.render_metered(env, ctx, &mut 0)
-    }
-
     /// Render and add the fuel the render used to `fuel` (for a failed render, what was seen last).
-    fn render_metered(&self, env: &Environment<'static>, mut ctx: Map<String, Json>, fuel: &mut u64) -> Result<String> {
+    /// The caller checked the context's depth and added the special tokens.
+    fn render_metered(&self, env: &Environment<'static>, ctx: &Map<String, Json>, fuel: &mut u64) -> Result<String> {
         for (key, want_array) in [("messages", true), ("tools", true)] {
             if let Some(v) = ctx.get(key) {
                 if want_array && !(v.is_array() || v.is_null()) {
@@ -263,20 +296,10 @@ impl Template {
                 }
             }
         }
-        if let Err(e) = check_depth(&ctx) {
-            drop_iteratively(Json::Object(ctx));
-            return Err(e);
-        }
-        if !ctx.contains_key("bos_token") {
-            ctx.insert("bos_token".into(), self.options.bos_token.clone().unwrap_or_default().into());
-        }
-        if !ctx.contains_key("eos_token") {
-            ctx.insert("eos_token".into(), self.options.eos_token.clone().unwrap_or_default().into());
-        }
         let tmpl = env.get_template(NAME).map_err(|e| convert_error(e, &self.source, &self.rewritten))?;
         let limit = self.options.max_output_bytes.unwrap_or(DEFAULT_MAX_OUTPUT);
         let mut out = LimitedWriter { buf: Vec::new(), limit, exceeded: false };
-        let value = minijinja::Value::from(minijinja::value::Serde(&Json::Object(ctx)));
+        let value = minijinja::Value::from(minijinja::value::Serde(ctx));
         super::env::reset_fuel_seen();
         let result = tmpl.render_captured_to(value, &mut out);
         *fuel += match &result {
@@ -502,4 +525,28 @@ pub(crate) fn convert_error(e: minijinja::Error, source: &str, rewritten: &super
         err = err.with_location(line, column);
     }
     err
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_lenient_render_of_a_callers_map_leaves_it_as_given() {
+        // `flag` is undefined (a retry sets it to ""), the special tokens come from the options.
+        let t = Template::new("{{ bos_token }}{{ flag.x }}{% if add_generation_prompt %}GO{% endif %}{{ messages | length }}", RenderOptions::default()).unwrap();
+        let mut ctx = json!({"messages": [1, 2], "add_generation_prompt": false}).as_object().unwrap().clone();
+        let given = ctx.clone();
+        let (text, notes) = t.render_lenient_map(&mut ctx).unwrap();
+        assert_eq!(text, "2");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert_eq!(ctx, given);
+        assert_eq!(ctx.keys().collect::<Vec<_>>(), given.keys().collect::<Vec<_>>());
+        // Rendered again with a change, from the caller's context: `flag` is undefined again.
+        ctx.insert("add_generation_prompt".into(), true.into());
+        let (text, notes) = t.render_lenient_map(&mut ctx).unwrap();
+        assert_eq!((text.as_str(), notes.len()), ("GO2", 1));
+        assert_eq!(ctx.keys().collect::<Vec<_>>(), given.keys().collect::<Vec<_>>());
+    }
 }
