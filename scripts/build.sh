@@ -12,6 +12,10 @@
 #   -Z location-detail=none    no file/line strings for `#[track_caller]` panics (they trap anyway).
 #   optimize_for_size          std's own size-over-speed variants (`-Z build-std-features`): smaller sorts, integer
 #                              formatting and float parsing, same results, no measurable slowdown.
+#   -Z share-generics=yes      a generic instantiated upstream (std, minijinja, serde_json…) is reused by the crates
+#                              below instead of each compiling its own copy (release builds share none by default;
+#                              the copies, compiled at different opt-levels, were not identical, so neither LTO nor
+#                              wasm-opt merged them): −1.7 KB gzip (BENCHMARKS.md "Package size", session 12).
 # std's crates keep opt-level 2 (our crate and dependencies: "z"): compiled at "z" they made whole-text parsing ≈ 20 %
 # slower (string search, UTF-8, allocation) for 7.5 KB gzip (BENCHMARKS.md "Package size").
 # Not `-Z fmt-debug=none` (−5 KB gzip): it empties every `{:?}`, and our diagnostics and minijinja's errors
@@ -41,7 +45,7 @@ build_wasm() {
   # shellcheck disable=SC2086
   if [ "${WASM_PREBUILT_STD:-}" != 1 ] && [ -d "$(rustup run "$TOOLCHAIN" rustc --print sysroot)/lib/rustlib/src/rust/library/std" ] && \
      RUSTC_BOOTSTRAP=1 \
-     RUSTFLAGS="-C link-arg=--export=__stack_pointer -Z unstable-options -C panic=immediate-abort -Z location-detail=none" \
+     RUSTFLAGS="-C link-arg=--export=__stack_pointer -Z unstable-options -C panic=immediate-abort -Z location-detail=none -Z share-generics=yes" \
      cargo "+$TOOLCHAIN" build --quiet --lib --release --target wasm32-unknown-unknown $features \
       -Z build-std=std,panic_abort -Z build-std-features=optimize_for_size --target-dir "$out" \
       --config 'profile.release.package.core.opt-level=2' --config 'profile.release.package.alloc.opt-level=2' \
@@ -56,7 +60,9 @@ build_wasm() {
   wasm-bindgen --target web --out-dir "$glue" --out-name "$name" "$wasm_file"
   # The linked module as cargo wrote it (names kept): scripts/size-report.mjs reads it (both builds share $out).
   cp "$wasm_file" "target/${name}.linked.wasm"
-  wasm-opt "$glue/${name}_bg.wasm" -o "$glue/${name}_bg.wasm" -Oz
+  # -Oz twice: the second pass finds what the first one's inlining and merging left (−1.0 KB gzip on the full
+  # module; a third pass, `--converge`, `-O4 -Oz` or `--merge-similar-functions` gained nothing more).
+  wasm-opt "$glue/${name}_bg.wasm" -o "$glue/${name}_bg.wasm" -Oz -Oz
 }
 rm -rf "$glue"
 build_wasm "" chat_autoparser
