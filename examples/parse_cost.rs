@@ -38,23 +38,14 @@ fn main() {
         }
         return;
     }
-    if std::env::args().nth(2).as_deref() == Some("response") {
-        return response_cost(reps);
-    }
-    if std::env::args().nth(2).as_deref() == Some("stream") {
-        return stream_cost(reps);
-    }
-    if std::env::args().nth(2).as_deref() == Some("tools32") {
-        return tools32_cost(reps);
-    }
-    if std::env::args().nth(2).as_deref() == Some("early") {
-        return early_cost(reps);
-    }
-    if std::env::args().nth(2).as_deref() == Some("fresh") {
-        return fresh_conversation_cost(reps);
-    }
-    if std::env::args().nth(2).as_deref() == Some("uncached") {
-        return uncached_cost(reps);
+    match std::env::args().nth(2).as_deref() {
+        Some("response") => return response_cost(reps),
+        Some("stream") => return stream_cost(reps),
+        Some("tools32") => return tools32_cost(reps),
+        Some("early") => return early_cost(reps),
+        Some("fresh") => return fresh_conversation_cost(reps),
+        Some("uncached") => return uncached_cost(reps),
+        _ => {}
     }
     let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let tool = |name: &str| json!({"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": {"location": {"type": "string"}, "unit": {"type": "string"}}}}});
