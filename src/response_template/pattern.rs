@@ -2,9 +2,10 @@
 //! uses to decide what may be emitted while streaming (see its "Regex portability" notes).
 //!
 //! Python `regex` syntax is accepted where the Rust `regex` engine means the same thing: DOTALL,
-//! not MULTILINE, Unicode classes, `(?P<name>…)`, `\Z` (rewritten `\z`). Look-around, backreferences,
+//! not MULTILINE, Unicode `\w \d \s`, `(?P<name>…)`, `\Z` (rewritten `\z`). Look-around, backreferences,
 //! atomic groups and possessive quantifiers are rejected with an `InvalidInput` error naming the
-//! construct. Known difference: Python's `$` also matches before a final `\n`; here only at the end.
+//! construct; `\p{…}` property classes with an invalid-pattern error. Known difference: Python's `$`
+//! also matches before a final `\n`; here only at the end.
 //!
 //! Streaming: a regex delimiter keeps, per start position that can still begin a match, the state
 //! of an anchored DFA (all-matches semantics, so "dead" means no continuation can match); starts in
@@ -711,6 +712,18 @@ mod tests {
         let open = format!("zz x{body}");
         assert_eq!(big.scan(&mut Scanner::default(), &open, 0, false), Scan::Pending(3));
         assert!(matches!(small.scan(&mut Scanner::default(), &open, 0, false), Scan::Pending(p) if p <= 3));
+    }
+
+    #[test]
+    fn a_unicode_property_class_is_refused_with_its_error() {
+        // Only `\w \d \s` are Unicode classes here (regex-syntax's `unicode-perl`; its property-name tables are
+        // patched out: vendor/README.md): `\p{…}` is an invalid-input error, not a panic or a silent match.
+        for source in [r"\p{L}+", r"\p{Greek}", r"\pN", r"[\p{Alphabetic}_]", r"\P{Script=Latin}"] {
+            let error = Pattern::regex("test", source).err().unwrap_or_else(|| panic!("{source} was accepted"));
+            assert_eq!(error.kind(), ErrorKind::InvalidInput, "{source}");
+            assert!(error.to_string().contains("invalid pattern"), "{source}: {error}");
+        }
+        assert!(Pattern::regex("test", r"\w+\d\s").is_ok());
     }
 
     #[test]
