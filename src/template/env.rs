@@ -70,7 +70,8 @@ impl Flavor {
 
 /// Build the environment. `now` is the Unix time (seconds) `strftime_now` formats.
 pub fn build_environment(limits: Limits, now: i64, flavor: Flavor) -> Environment<'static> {
-    let mut env = Environment::new();
+    let mut env = Environment::empty();
+    add_kept_builtins(&mut env);
     env.set_syntax(syntax_config());
     env.set_undefined_behavior(UndefinedBehavior::Lenient);
     // minijinja names the undefined variable behind an error ("`datetime` is undefined") only in debug
@@ -132,13 +133,75 @@ pub fn build_environment(limits: Limits, now: i64, flavor: Flavor) -> Environmen
     // Python's `str(value).islower()` / `.isupper()`: some cased character, all of one case.
     env.add_test("lower", |v: Value| -> Result<bool, Error> { Ok(cased(&v, true)?) });
     env.add_test("upper", |v: Value| -> Result<bool, Error> { Ok(cased(&v, false)?) });
-    env.remove_test("int");
     // Python: None and numbers are not iterable; Jinja2's Undefined is.
     env.add_test("iterable", |v: Value| {
         matches!(v.kind(), ValueKind::Seq | ValueKind::Map | ValueKind::Iterable | ValueKind::String | ValueKind::Undefined)
             || v.try_iter().is_ok() && !matches!(v.kind(), ValueKind::None | ValueKind::Number | ValueKind::Bool)
     });
     env
+}
+
+/// minijinja's builtins that we keep as they are, registered by name as `Environment::new()` registers them
+/// (`vendor/minijinja/src/defaults.rs`). `new()` would also register the ones we replace (`build_environment`,
+/// pylist, pyfilters, markup, pyoperators), and their unused code would ship in the wasm (issue #28). Not
+/// kept: Jinja2 has no `bool`, `lines`, `split`, `chain` or `zip` filter and no `int` test; `urlencode` is not
+/// built (minijinja's feature is off).
+fn add_kept_builtins(env: &mut Environment<'static>) {
+    use minijinja::{filters as f, functions as g, tests as t};
+    env.set_auto_escape_callback(minijinja::default_auto_escape_callback);
+    env.add_filter("lower", f::lower);
+    env.add_filter("upper", f::upper);
+    env.add_filter("title", f::title);
+    env.add_filter("capitalize", f::capitalize);
+    env.add_filter("replace", f::replace_with_kwargs);
+    env.add_filter("trim", f::trim);
+    env.add_filter("default", f::default);
+    env.add_filter("d", f::default);
+    env.add_filter("attr", f::attr);
+    env.add_filter("first", f::first_checked);
+    env.add_filter("min", f::min);
+    env.add_filter("max", f::max);
+    env.add_filter("sort", f::sort);
+    env.add_filter("selectattr", f::selectattr);
+    env.add_filter("rejectattr", f::rejectattr);
+    env.add_filter("groupby", f::groupby_fueled);
+    env.add_test("undefined", t::is_undefined);
+    env.add_test("defined", t::is_defined);
+    env.add_test("none", t::is_none);
+    env.add_test("safe", t::is_safe);
+    env.add_test("escaped", t::is_safe);
+    env.add_test("boolean", t::is_boolean);
+    env.add_test("number", t::is_number);
+    env.add_test("integer", t::is_integer);
+    env.add_test("float", t::is_float);
+    env.add_test("string", t::is_string);
+    env.add_test("mapping", t::is_mapping);
+    env.add_test("startingwith", t::is_startingwith);
+    env.add_test("endingwith", t::is_endingwith);
+    env.add_test("sameas", t::is_sameas);
+    for name in ["eq", "equalto", "=="] {
+        env.add_test(name, t::is_eq);
+    }
+    for name in ["ne", "!="] {
+        env.add_test(name, t::is_ne);
+    }
+    for name in ["lt", "lessthan", "<"] {
+        env.add_test(name, t::is_lt);
+    }
+    for name in ["le", "<="] {
+        env.add_test(name, t::is_le);
+    }
+    for name in ["gt", "greaterthan", ">"] {
+        env.add_test(name, t::is_gt);
+    }
+    for name in ["ge", ">="] {
+        env.add_test(name, t::is_ge);
+    }
+    env.add_test("in", t::is_in);
+    env.add_test("true", t::is_true);
+    env.add_test("false", t::is_false);
+    env.add_function("range", g::range);
+    env.add_function("debug", g::debug);
 }
 
 fn cased(v: &Value, lower: bool) -> Result<bool, Error> {
@@ -574,6 +637,40 @@ mod tests {
         assert!(env.debug(), "debug mode must not depend on the build profile");
         let err = env.render_str("{{ 'Today is ' + datetime }}", ()).unwrap_err();
         assert!(err.to_string().contains("`datetime` is undefined"), "{err}");
+    }
+
+    #[test]
+    fn every_builtin_of_minijinja_new_environment_is_registered() {
+        // minijinja 3.1's `Environment::new()` registries (vendor/minijinja/src/defaults.rs), less `urlencode`
+        // (feature off) and what Jinja2 lacks: each resolves, ours or minijinja's.
+        let filters = "safe escape e lower upper title capitalize replace length count dictsort items reverse trim join \
+            default d round abs int float attr first last min max sort list string batch slice sum indent select \
+            reject selectattr rejectattr map groupby unique pprint format tojson";
+        let tests = "undefined defined none safe escaped boolean odd even divisibleby number integer float string sequence \
+            iterable mapping startingwith endingwith lower upper sameas eq equalto == ne != lt lessthan < le <= gt greaterthan \
+            > ge >= in true false filter test";
+        for flavor in [Flavor::PYTHON, Flavor::LENIENT] {
+            let env = build_environment(Limits { fuel: 100_000, recursion: 50 }, 0, flavor);
+            let unknown = |source: String, kind: minijinja::ErrorKind| match env.render_str(&source, ()) {
+                Err(e) if e.kind() == kind => panic!("{source}: {e}"),
+                _ => {}
+            };
+            for name in filters.split_whitespace() {
+                unknown(format!("{{{{ 'a'|{name} }}}}"), minijinja::ErrorKind::UnknownFilter);
+            }
+            for name in tests.split_whitespace() {
+                unknown(format!("{{{{ 'a' is {name} 'a' }}}}"), minijinja::ErrorKind::UnknownTest);
+            }
+            for name in ["range", "dict", "debug", "namespace"] {
+                let rendered = env.render_str(&format!("{{{{ {name} is defined }}}}"), ());
+                assert!(matches!(rendered.as_deref(), Ok("True")), "{name}: {rendered:?}");
+            }
+            assert_eq!(env.render_str("{{ 'a' is int }}", ()).unwrap_err().kind(), minijinja::ErrorKind::UnknownTest);
+            for name in ["bool", "lines", "split", "chain", "zip"] {
+                let source = format!("{{{{ 'a'|{name} }}}}");
+                assert_eq!(env.render_str(&source, ()).unwrap_err().kind(), minijinja::ErrorKind::UnknownFilter, "{name}");
+            }
+        }
     }
 
     #[test]

@@ -48,9 +48,6 @@ pub fn add_python_filters(env: &mut Environment<'static>) {
         let r = minijinja::filters::round(v, precision, method.as_deref(), kwargs)?;
         Ok::<_, Error>(if float && r.is_integer() { Value::from(f64::try_from(r).unwrap_or(0.0)) } else { r })
     });
-    for name in ["bool", "lines", "split", "chain", "zip"] {
-        env.remove_filter(name);
-    }
 }
 
 /// Python's `str(v)` of a filter's input (`soft_str`).

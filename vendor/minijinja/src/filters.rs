@@ -449,7 +449,10 @@ mod builtins {
 
     /// The `replace` filter as registered, which also accepts `count` as
     /// keyword argument.
-    pub(crate) fn replace_with_kwargs(
+    // PATCH(chat-autoparser): public, so that an environment built from `Environment::empty()` registers
+    // the filter as `Environment::new()` does (vendor/README.md, change 16).
+    #[doc(hidden)]
+    pub fn replace_with_kwargs(
         state: &mut State,
         args: Rest<ValueOrKwargs>,
     ) -> Result<Value, Error> {
@@ -1451,7 +1454,10 @@ mod builtins {
         }
     }
 
-    pub(crate) fn first_checked(state: &State, value: &Value) -> Result<Value, Error> {
+    // PATCH(chat-autoparser): public, so that an environment built from `Environment::empty()` registers
+    // the filter as `Environment::new()` does (vendor/README.md, change 16).
+    #[doc(hidden)]
+    pub fn first_checked(state: &State, value: &Value) -> Result<Value, Error> {
         ok!(state.undefined_behavior().assert_iterable(value));
         first(value)
     }
@@ -2355,7 +2361,10 @@ mod builtins {
         groupby_impl(None, value, attribute, kwargs)
     }
 
-    pub(crate) fn groupby_fueled(
+    // PATCH(chat-autoparser): public, so that an environment built from `Environment::empty()` registers
+    // the filter as `Environment::new()` does (vendor/README.md, change 16).
+    #[doc(hidden)]
+    pub fn groupby_fueled(
         state: &State,
         value: Value,
         attribute: Option<&str>,
