@@ -3,10 +3,10 @@
 // gzip (deflate) copies only from the last 32 KB, and LLVM emits functions in codegen order, so the many
 // near-identical bodies a Rust build has (one per generic instantiation: B-tree, hashbrown, serde visitors,
 // `drop_in_place`…) usually sit too far apart to be matched. This script chains the functions greedily, each one
-// followed by the not-yet-placed function whose bytes are most alike (Jaccard similarity of their 4-byte
+// followed by the not-yet-placed function whose bytes are most alike (cosine similarity of their sets of 4-byte
 // shingles), and writes that order as function names; `wasm-opt --reorder-functions-by-name` then applies it
-// (scripts/build.sh). The code is not changed, only where each function sits: full module 688,907 → 661,513 B
-// gzip -9 (BENCHMARKS.md "Package size", session 16).
+// (scripts/build.sh). The code is not changed, only where each function sits: the full module ≈ 4 % smaller
+// gzipped (688,907 → 661,513 B gzip -9 when it came; BENCHMARKS.md "Session 16", with the orders measured).
 //
 //   node scripts/order-functions.mjs IN.wasm OUT.wasm
 //
@@ -91,7 +91,7 @@ export function chain(bodies) {
     }
     let best = -1, bestScore = 0;
     for (const f of seen) {
-      const score = shared[f] / (sets[current].length + sets[f].length - shared[f]);
+      const score = shared[f] / Math.sqrt(sets[current].length * sets[f].length);
       shared[f] = 0;
       if (score > bestScore || (score === bestScore && Math.abs(f - current) < Math.abs(best - current))) { best = f; bestScore = score; }
     }

@@ -107,15 +107,16 @@ impl Verified {
     }
 }
 
-/// The tools every fixture is rendered and parsed with.
+/// The tools every fixture is rendered and parsed with. Read from JSON text: as a `json!` literal they were
+/// ≈ 4 KB of wasm code.
 pub fn fixture_tools() -> Vec<Value> {
-    vec![
-        json!({ "type": "function", "function": { "name": "get_weather", "description": "Current weather for a city",
+    const TOOLS: &str = r#"[
+        { "type": "function", "function": { "name": "get_weather", "description": "Current weather for a city",
             "parameters": { "type": "object", "properties": {
                 "location": { "type": "string", "description": "City name" },
                 "unit": { "type": "string", "description": "Temperature unit", "enum": ["celsius", "fahrenheit"] } },
-            "required": ["location"], "additionalProperties": false } } }),
-        json!({ "type": "function", "function": { "name": "create_event", "description": "Create a calendar event",
+            "required": ["location"], "additionalProperties": false } } },
+        { "type": "function", "function": { "name": "create_event", "description": "Create a calendar event",
             "parameters": { "type": "object", "properties": {
                 "title": { "type": "string", "description": "Event title" },
                 "attendees": { "type": "array", "description": "Who attends", "items": { "type": "string" } },
@@ -123,8 +124,9 @@ pub fn fixture_tools() -> Vec<Value> {
                     "properties": { "remind": { "type": "boolean", "description": "Send a reminder" },
                         "minutes": { "type": "integer", "description": "Minutes before" } },
                     "additionalProperties": false } },
-            "required": ["title"], "additionalProperties": false } } }),
-    ]
+            "required": ["title"], "additionalProperties": false } } }
+    ]"#;
+    serde_json::from_str(TOOLS).unwrap_or_default()
 }
 
 fn call(id: &str, name: &str, args: Value) -> ToolCall {
