@@ -62,11 +62,15 @@ build_wasm() {
   cp "$wasm_file" "target/${name}.linked.wasm"
   # -Oz twice: the second pass finds what the first one's inlining and merging left (−1.0 KB gzip on the full
   # module; a third pass, `--converge`, `-O4 -Oz` or `--merge-similar-functions` gained nothing more).
-  wasm-opt "$glue/${name}_bg.wasm" -o "$glue/${name}_bg.wasm" -Oz -Oz
+  # A function with one caller is inlined into it only when tiny (≤ 15 bytes; wasm-opt inlines every such function
+  # by default): inlined, a generic's instantiation is renumbered into its caller's locals and no longer looks like
+  # its siblings, which the ordering below puts next to it. −40 KB gzip on the full module (BENCHMARKS.md "Session 16").
+  local inline=--one-caller-inline-max-function-size=15
+  wasm-opt "$glue/${name}_bg.wasm" -o "$glue/${name}_bg.wasm" -Oz -Oz "$inline"
   # Functions reordered so that alike bodies sit together for gzip (scripts/order-functions.mjs: −27 KB gzip on
-  # the full module, same code), then -Oz once more to write the result optimised (its stack IR).
+  # the full module, same code), then optimised once more to write the result (its stack IR).
   node scripts/order-functions.mjs "$glue/${name}_bg.wasm" "$glue/${name}_named.wasm"
-  wasm-opt "$glue/${name}_named.wasm" -o "$glue/${name}_bg.wasm" --reorder-functions-by-name -Oz
+  wasm-opt "$glue/${name}_named.wasm" -o "$glue/${name}_bg.wasm" --reorder-functions-by-name -Oz "$inline"
   rm "$glue/${name}_named.wasm"
 }
 rm -rf "$glue"
