@@ -13,6 +13,7 @@
 // OUT is IN with a `name` section (any other is dropped) naming function i "f<rank>". Deterministic: the same
 // module gives the same order on any Node version (no randomness; Map and Set iterate in insertion order).
 import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 // A shingle in more functions than this (a common instruction sequence) says nothing about likeness and makes
 // the search quadratic, so it is not indexed.
@@ -127,4 +128,5 @@ function main([input, output]) {
   writeFileSync(output, Buffer.concat([bytes.subarray(0, 8), ...kept, Buffer.from([0]), writeLeb(payload.length), payload]));
 }
 
-main(process.argv.slice(2));
+// A script when run, a module when imported (pkg-tests/order-functions.test.mjs tests `chain`).
+if (process.argv[1] === fileURLToPath(import.meta.url)) main(process.argv.slice(2));
