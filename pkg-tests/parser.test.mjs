@@ -119,12 +119,13 @@ test('the parse-only wasm is at most 200 KB gzip -9 and 170 KB brotli', () => {
 });
 
 test('the full wasm did not grow: at most 640 KB gzip -9', () => {
-  // Issue #28: the parse-only module must not come at the full module's cost. Node's zlib, which compresses this
-  // module ≈ 1.2 % worse than the `gzip -9` CLI the issue names: the stricter of the two.
+  // Issue #28: the parse-only module must not come at the full module's cost. The strictest reading: Node's zlib,
+  // which compresses this module ≈ 1.2 % worse than the `gzip -9` CLI the issue names, and decimal KB, the unit of
+  // README's figure line the issue quoted.
   const bytes = readFileSync(join(repoRoot, 'pkg/web/chat_autoparser_bg.wasm'));
   const gz = gzipSync(bytes, { level: 9 }).length;
   console.log(`chat-autoparser wasm: ${bytes.length} bytes, ${gz} gzip -9`);
-  assert.ok(gz <= 640 * 1024, `${gz} bytes gzipped`);
+  assert.ok(gz <= 640_000, `${gz} bytes gzipped`);
 });
 
 test('the warm-up spec the parse-only entry compiles its parse path with on load is what compileParser makes today', () => {
